@@ -1,0 +1,626 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfifo.h - the Linux kernel's lock-free byte FIFO ("new kfifo API v0.3")
+ * in userspace C.
+ *
+ * Written from the contract in API.md, not from the kernel sources.  The
+ * seed API is kept name for name so that kernel code compiles unchanged;
+ * the six known bugs of the seed patches are fixed (see API.md 1.7).
+ *
+ * Concurrency in one sentence: one producer and one consumer may use a
+ * fifo at the same time without a lock; more of either need the _locked
+ * calls (or a lock of their own) on that side.
+ */
+#ifndef KFIFO_H
+#define KFIFO_H
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+
+#define KFIFO_VERSION_MAJOR 0
+#define KFIFO_VERSION_MINOR 1
+#define KFIFO_VERSION_PATCH 0
+#define KFIFO__STR2(x) #x
+#define KFIFO__STR(x) KFIFO__STR2(x)
+#define KFIFO_VERSION_STRING                                                   \
+	KFIFO__STR(KFIFO_VERSION_MAJOR)                                        \
+	"." KFIFO__STR(KFIFO_VERSION_MINOR) "." KFIFO__STR(KFIFO_VERSION_PATCH)
+#define KFIFO_VERSION_NUMBER                                                   \
+	(KFIFO_VERSION_MAJOR * 10000 + KFIFO_VERSION_MINOR * 100 +             \
+	 KFIFO_VERSION_PATCH)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define KFIFO_API __attribute__((visibility("default")))
+#define KFIFO__MUST_CHECK __attribute__((warn_unused_result))
+#define KFIFO__HAVE_CONSTANT_P 1
+#else
+#define KFIFO_API
+#define KFIFO__MUST_CHECK
+#define KFIFO__HAVE_CONSTANT_P 0
+#endif
+
+/* Each side's index lives on a cache line of its own, so that the
+ * producer's stores to @in do not evict the consumer's @out and back. */
+#define KFIFO__CACHELINE 64
+#ifdef __cplusplus
+#define KFIFO__ALIGNED alignas(KFIFO__CACHELINE)
+#else
+#define KFIFO__ALIGNED _Alignas(KFIFO__CACHELINE)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct kfifo - a byte FIFO over a power-of-two buffer
+ * @buffer: the buffer holding the data
+ * @size: the size of the buffer, a power of two (0 for a freed fifo)
+ * @flags: private: whether kfifo_free() may free @buffer
+ * @in: data is added at offset (in & (size - 1)); written by the producer
+ * @out: data is taken from offset (out & (size - 1)); written by the
+ *       consumer
+ *
+ * @in and @out run freely and wrap at 2^32: (in - out) is the fill level.
+ * They are accessed with C11 memory-model atomics (acquire/release, see
+ * kfifo.c); kernel code that only calls the API never touches them.
+ */
+struct kfifo {
+	unsigned char *buffer;
+	unsigned int size;
+	unsigned int flags;
+	KFIFO__ALIGNED unsigned int in;
+	KFIFO__ALIGNED unsigned int out;
+};
+
+/* private: kfifo_free() frees only what kfifo_alloc() allocated */
+#define KFIFO__OWNS_BUFFER 1u
+
+/* private: a compile-time check that @s is a power of two; the expression
+ * is 0 and fails to compile (negative array size) otherwise. */
+#define KFIFO__IS_POW2(s) ((s) != 0 && (((s) & ((s) - 1)) == 0))
+#define KFIFO__ASSERT_POW2(s) (0 * sizeof(char[KFIFO__IS_POW2(s) ? 1 : -1]))
+
+/**
+ * typedef kfifo_spinlock_t - a userspace spinlock for short critical sections
+ *
+ * Used by the _locked calls.  Initialise with kfifo_spin_lock_init() or
+ * KFIFO_SPINLOCK_INIT.  A waiter spins briefly, then yields the CPU.
+ */
+typedef struct {
+	unsigned char locked;
+} kfifo_spinlock_t;
+
+#define KFIFO_SPINLOCK_INIT { 0 }
+
+typedef unsigned int kfifo_gfp_t;
+#define KFIFO_GFP_KERNEL 0u
+#define KFIFO_GFP_ATOMIC 0u
+
+/* ---- declaration macros (seed patch 005) ------------------------------ */
+
+#ifdef __cplusplus
+static inline struct kfifo kfifo__initializer(unsigned int size, void *buffer)
+{
+	struct kfifo f = {};
+	f.buffer = static_cast<unsigned char *>(buffer);
+	f.size = size;
+	return f;
+}
+/**
+ * KFIFO_INIT - an initializer for a fifo of @s bytes over buffer @b
+ * @s: size of the buffer, a power of two
+ * @b: the buffer
+ */
+#define KFIFO_INIT(s, b) kfifo__initializer((s), (b))
+#define KFIFO__LITERAL(s, b) KFIFO_INIT((s), (b))
+#else
+/* A braced initializer, so that DEFINE_KFIFO works at file scope too (the
+ * seed's compound literal is not a constant expression in ISO C). */
+#define KFIFO_INIT(s, b)                                                       \
+	{ .buffer = (unsigned char *)(b),                                      \
+	  .size = (unsigned int)(s),                                           \
+	  .flags = 0,                                                          \
+	  .in = 0,                                                             \
+	  .out = 0 }
+#define KFIFO__LITERAL(s, b) ((struct kfifo)KFIFO_INIT((s), (b)))
+#endif
+
+/**
+ * DECLARE_KFIFO - declare a fifo @name together with its @size-byte buffer
+ * @name: name of the fifo
+ * @size: size of the buffer; must be a compile-time power of two
+ *
+ * Usable as a member of a struct or union.  The buffer follows the
+ * struct kfifo header in memory: unlike the seed (bug 1 of API.md 1.7)
+ * data written to the fifo can never overwrite the header.
+ */
+#define DECLARE_KFIFO(name, size)                                              \
+	union {                                                                \
+		struct kfifo name;                                             \
+		unsigned char name##_buffer[sizeof(struct kfifo) + (size) +    \
+					    KFIFO__ASSERT_POW2(size)];         \
+	}
+
+/**
+ * INIT_KFIFO - initialise a fifo declared with DECLARE_KFIFO
+ * @name: name of the fifo
+ */
+#define INIT_KFIFO(name)                                                       \
+	(name) = KFIFO__LITERAL(sizeof(name##_buffer) - sizeof(struct kfifo), \
+				name##_buffer + sizeof(struct kfifo))
+
+/**
+ * DEFINE_KFIFO - define and initialise a fifo and its buffer
+ * @name: name of the fifo
+ * @size: size of the buffer; must be a compile-time power of two
+ *
+ * Usable at file scope or in a block.
+ */
+#define DEFINE_KFIFO(name, size)                                               \
+	unsigned char name##_buffer[(size) + KFIFO__ASSERT_POW2(size)];        \
+	struct kfifo name = KFIFO_INIT((size), name##_buffer)
+
+/* ---- set-up and tear-down -------------------------------------------- */
+
+/**
+ * kfifo_alloc - allocate a fifo buffer
+ * @fifo: the fifo to set up
+ * @size: the wanted size in bytes, rounded up to a power of two
+ * @gfp_mask: accepted for kernel compatibility and ignored
+ *
+ * Return: 0; -EINVAL if @size is 0 or larger than 2^31; -ENOMEM if the
+ * allocation fails.  On failure @fifo is a valid fifo of size 0.
+ *
+ * Concurrency: not while anyone else uses the fifo.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_alloc(struct kfifo *fifo,
+					    unsigned int size,
+					    kfifo_gfp_t gfp_mask);
+
+/**
+ * kfifo_init - set up a fifo over caller memory
+ * @fifo: the fifo to set up
+ * @buffer: the buffer; the caller keeps ownership
+ * @size: the size of @buffer, a power of two (1 included)
+ *
+ * Return: 0, or -EINVAL if @size is not a power of two or @buffer is NULL;
+ * then @fifo is a valid fifo of size 0.
+ *
+ * Concurrency: not while anyone else uses the fifo.
+ */
+KFIFO_API int kfifo_init(struct kfifo *fifo, void *buffer, unsigned int size);
+
+/**
+ * kfifo_free - free the buffer that kfifo_alloc() allocated
+ * @fifo: the fifo
+ *
+ * Leaves a valid fifo of size 0.  Never frees memory it did not allocate
+ * (a kfifo_init() buffer stays the caller's); a second call is harmless.
+ *
+ * Concurrency: not while anyone else uses the fifo.
+ */
+KFIFO_API void kfifo_free(struct kfifo *fifo);
+
+/**
+ * kfifo_reset - remove the entire fifo content
+ * @fifo: the fifo
+ *
+ * Sets in = out = 0.
+ *
+ * Concurrency: not while anyone else uses the fifo.
+ */
+KFIFO_API void kfifo_reset(struct kfifo *fifo);
+
+/**
+ * kfifo_reset_out - skip the entire fifo content from the consumer side
+ * @fifo: the fifo
+ *
+ * Sets out = in.
+ *
+ * Concurrency: consumer side; safe while one producer runs.
+ */
+KFIFO_API void kfifo_reset_out(struct kfifo *fifo);
+
+/**
+ * kfifo_valid - check the invariants of a fifo
+ * @fifo: the fifo
+ *
+ * Return: 1 if @size is 0 or a power of two, (in - out) <= size, @buffer
+ * is not NULL when @size > 0 and a size-0 fifo is empty; 0 otherwise.
+ * The tests call it after every operation.
+ *
+ * Concurrency: either side (reads a snapshot, like kfifo_len()).
+ */
+KFIFO_API int kfifo_valid(struct kfifo *fifo);
+
+/* ---- size queries ----------------------------------------------------- */
+
+/**
+ * kfifo_size - the size of the fifo buffer in bytes
+ * @fifo: the fifo
+ *
+ * Concurrency: any side.
+ */
+KFIFO_API KFIFO__MUST_CHECK unsigned int kfifo_size(struct kfifo *fifo);
+
+/**
+ * kfifo_len - the number of bytes stored
+ * @fifo: the fifo
+ *
+ * Concurrency: any side; the result is a consistent snapshot (a value
+ * the fill level really had while the call ran).
+ */
+KFIFO_API KFIFO__MUST_CHECK unsigned int kfifo_len(struct kfifo *fifo);
+
+/**
+ * kfifo_avail - the number of free bytes, size - len
+ * @fifo: the fifo
+ *
+ * Concurrency: any side; a consistent snapshot.
+ */
+KFIFO_API KFIFO__MUST_CHECK unsigned int kfifo_avail(struct kfifo *fifo);
+
+/**
+ * kfifo_is_empty - whether the fifo holds no byte
+ * @fifo: the fifo
+ *
+ * Concurrency: any side; a consistent snapshot.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_is_empty(struct kfifo *fifo);
+
+/**
+ * kfifo_is_full - whether the fifo has no free byte
+ * @fifo: the fifo
+ *
+ * Concurrency: any side; a consistent snapshot.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_is_full(struct kfifo *fifo);
+
+/* ---- byte stream ------------------------------------------------------ */
+
+/**
+ * kfifo_in - put data into the fifo
+ * @fifo: the fifo
+ * @from: the data to add
+ * @n: the number of bytes at @from
+ *
+ * Copies min(@n, kfifo_avail()) bytes.
+ *
+ * Return: the number of bytes copied.
+ *
+ * Concurrency: producer side.  With only one concurrent reader and one
+ * concurrent writer no extra locking is needed.
+ */
+KFIFO_API unsigned int kfifo_in(struct kfifo *fifo, const void *from,
+				unsigned int n);
+
+/**
+ * kfifo_out - get data from the fifo
+ * @fifo: the fifo
+ * @to: where to copy the data
+ * @n: the size of @to
+ *
+ * Copies min(@n, kfifo_len()) bytes and removes them from the fifo.
+ *
+ * Return: the number of bytes copied.
+ *
+ * Concurrency: consumer side.  With only one concurrent reader and one
+ * concurrent writer no extra locking is needed.
+ */
+KFIFO_API unsigned int kfifo_out(struct kfifo *fifo, void *to, unsigned int n);
+
+/**
+ * kfifo_from_user - put data from "user space" into the fifo
+ * @fifo: the fifo
+ * @from: the data to add
+ * @n: the number of bytes at @from
+ *
+ * Userspace has no separate user memory: the same as kfifo_in().
+ *
+ * Return: the number of bytes copied.
+ *
+ * Concurrency: producer side, as kfifo_in().
+ */
+KFIFO_API unsigned int kfifo_from_user(struct kfifo *fifo, const void *from,
+				       unsigned int n);
+
+/**
+ * kfifo_to_user - get data from the fifo into "user space"
+ * @fifo: the fifo
+ * @to: where to copy the data
+ * @n: the size of @to
+ *
+ * The same as kfifo_out().
+ *
+ * Return: the number of bytes copied.
+ *
+ * Concurrency: consumer side, as kfifo_out().
+ */
+KFIFO_API unsigned int kfifo_to_user(struct kfifo *fifo, void *to,
+				     unsigned int n);
+
+/**
+ * kfifo_skip - drop bytes from the fifo
+ * @fifo: the fifo
+ * @len: the number of bytes to drop
+ *
+ * If @len >= kfifo_len() the fifo is emptied (kfifo_reset_out()).
+ *
+ * Concurrency: consumer side.
+ */
+KFIFO_API void kfifo_skip(struct kfifo *fifo, unsigned int len);
+
+/* ---- spinlock and locked calls ---------------------------------------- */
+
+/**
+ * kfifo_spin_lock_init - initialise a spinlock (unlocked)
+ * @lock: the lock
+ *
+ * Concurrency: before anyone uses the lock.
+ */
+KFIFO_API void kfifo_spin_lock_init(kfifo_spinlock_t *lock);
+
+/**
+ * kfifo_spin_lock - acquire a spinlock
+ * @lock: the lock
+ *
+ * Spins, then yields the CPU, until the lock is free.  Acquire ordering.
+ *
+ * Concurrency: any thread.
+ */
+KFIFO_API void kfifo_spin_lock(kfifo_spinlock_t *lock);
+
+/**
+ * kfifo_spin_trylock - try to acquire a spinlock without waiting
+ * @lock: the lock
+ *
+ * Return: 1 if the lock was taken, 0 if it is held by someone else.
+ *
+ * Concurrency: any thread.
+ */
+KFIFO_API int kfifo_spin_trylock(kfifo_spinlock_t *lock);
+
+/**
+ * kfifo_spin_unlock - release a spinlock
+ * @lock: the lock, held by the caller
+ *
+ * Release ordering.
+ *
+ * Concurrency: the holder.
+ */
+KFIFO_API void kfifo_spin_unlock(kfifo_spinlock_t *lock);
+
+/**
+ * kfifo_in_locked - put data into the fifo under a lock
+ * @fifo: the fifo
+ * @from: the data to add
+ * @n: the number of bytes at @from
+ * @lock: the lock shared by all producers
+ *
+ * Return: the number of bytes copied, as kfifo_in().
+ *
+ * Concurrency: any number of producers that share @lock, with one
+ * consumer (or consumers sharing a lock of their own).
+ */
+KFIFO_API unsigned int kfifo_in_locked(struct kfifo *fifo, const void *from,
+				       unsigned int n, kfifo_spinlock_t *lock);
+
+/**
+ * kfifo_out_locked - get data from the fifo under a lock
+ * @fifo: the fifo
+ * @to: where to copy the data
+ * @n: the size of @to
+ * @lock: the lock shared by all consumers
+ *
+ * Return: the number of bytes copied, as kfifo_out().  Unlike the seed it
+ * does not reset the indices to 0 when the fifo becomes empty: that store
+ * to @in would race with a producer holding a different lock.
+ *
+ * Concurrency: any number of consumers that share @lock, with one
+ * producer (or producers sharing a lock of their own).
+ */
+KFIFO_API unsigned int kfifo_out_locked(struct kfifo *fifo, void *to,
+					unsigned int n, kfifo_spinlock_t *lock);
+
+/* ---- records (seed patch 007) ----------------------------------------- */
+
+/* private: the out-of-line record calls; kfifo__*_rec_generic take any
+ * recsize, kfifo__*_rec<N> a fixed one.  Use the kfifo_*_rec() calls. */
+KFIFO_API unsigned int kfifo__in_rec_generic(struct kfifo *fifo,
+					     const void *from, unsigned int n,
+					     unsigned int recsize);
+KFIFO_API unsigned int kfifo__in_rec0(struct kfifo *fifo, const void *from,
+				      unsigned int n);
+KFIFO_API unsigned int kfifo__in_rec1(struct kfifo *fifo, const void *from,
+				      unsigned int n);
+KFIFO_API unsigned int kfifo__in_rec2(struct kfifo *fifo, const void *from,
+				      unsigned int n);
+KFIFO_API unsigned int kfifo__out_rec_generic(struct kfifo *fifo, void *to,
+					      unsigned int n,
+					      unsigned int recsize,
+					      unsigned int *total);
+KFIFO_API unsigned int kfifo__out_rec0(struct kfifo *fifo, void *to,
+				       unsigned int n, unsigned int *total);
+KFIFO_API unsigned int kfifo__out_rec1(struct kfifo *fifo, void *to,
+				       unsigned int n, unsigned int *total);
+KFIFO_API unsigned int kfifo__out_rec2(struct kfifo *fifo, void *to,
+				       unsigned int n, unsigned int *total);
+KFIFO_API unsigned int kfifo__peek_rec_generic(struct kfifo *fifo,
+					       unsigned int recsize);
+KFIFO_API void kfifo__skip_rec_generic(struct kfifo *fifo,
+				       unsigned int recsize);
+
+/*
+ * The seeds pick a specialised path when @recsize is a compile-time
+ * constant.  We keep the idea: a constant 0, 1 or 2 calls a copy of the
+ * record code compiled for that header size (no recsize branches on the
+ * hot path); anything else calls the generic code.  Both come from the
+ * same source in kfifo.c, so the results are identical.
+ */
+#if KFIFO__HAVE_CONSTANT_P
+#define KFIFO__CONST_IS(x, v) (__builtin_constant_p(x) && (x) == (v))
+#else
+#define KFIFO__CONST_IS(x, v) 0
+#endif
+
+/**
+ * kfifo_in_rec - put one record into the fifo
+ * @fifo: the fifo
+ * @from: the record's data
+ * @n: the record's length in bytes
+ * @recsize: the size of the length header: 0 (fixed-size records), 1
+ *           (records of 0-255 bytes) or 2 (0-65535 bytes, little-endian)
+ *
+ * Stores the header and @n bytes, all or nothing, and publishes them at
+ * once: a concurrent reader never sees half a record.
+ *
+ * Return: 0 on success.  @n + 1 (UINT_MAX if @n is UINT_MAX), storing
+ * nothing, if @n + @recsize > kfifo_avail(), if @n does not fit the header
+ * or if @recsize is not 0, 1 or 2.
+ *
+ * Concurrency: producer side.
+ */
+static inline KFIFO__MUST_CHECK unsigned int
+kfifo_in_rec(struct kfifo *fifo, const void *from, unsigned int n,
+	     unsigned int recsize)
+{
+	if (KFIFO__CONST_IS(recsize, 0))
+		return kfifo__in_rec0(fifo, from, n);
+	if (KFIFO__CONST_IS(recsize, 1))
+		return kfifo__in_rec1(fifo, from, n);
+	if (KFIFO__CONST_IS(recsize, 2))
+		return kfifo__in_rec2(fifo, from, n);
+	return kfifo__in_rec_generic(fifo, from, n, recsize);
+}
+
+/**
+ * kfifo_out_rec - get one record from the fifo
+ * @fifo: the fifo
+ * @to: where to copy the record's data
+ * @n: the capacity of @to
+ * @recsize: the size of the length header: 0, 1 or 2
+ * @total: if not NULL, receives the record's length L (for @recsize 0,
+ *         L = @n; 0 when no header could be read)
+ *
+ * Copies exactly L bytes (bytes of @to past L are untouched) and removes
+ * the header and the data.
+ *
+ * Return: 0 on success; L if L > @n (nothing removed); @n if the fifo holds
+ * less than a whole record or @recsize is not 0, 1 or 2 (nothing removed).
+ *
+ * Concurrency: consumer side.
+ */
+static inline KFIFO__MUST_CHECK unsigned int
+kfifo_out_rec(struct kfifo *fifo, void *to, unsigned int n,
+	      unsigned int recsize, unsigned int *total)
+{
+	if (KFIFO__CONST_IS(recsize, 0))
+		return kfifo__out_rec0(fifo, to, n, total);
+	if (KFIFO__CONST_IS(recsize, 1))
+		return kfifo__out_rec1(fifo, to, n, total);
+	if (KFIFO__CONST_IS(recsize, 2))
+		return kfifo__out_rec2(fifo, to, n, total);
+	return kfifo__out_rec_generic(fifo, to, n, recsize, total);
+}
+
+/**
+ * kfifo_from_user_rec - put one record from "user space" into the fifo
+ * @fifo: the fifo
+ * @from: the record's data
+ * @n: the record's length
+ * @recsize: the size of the length header: 0, 1 or 2
+ *
+ * Return: as kfifo_in_rec().
+ *
+ * Concurrency: producer side.
+ */
+static inline KFIFO__MUST_CHECK unsigned int
+kfifo_from_user_rec(struct kfifo *fifo, const void *from, unsigned int n,
+		    unsigned int recsize)
+{
+	return kfifo_in_rec(fifo, from, n, recsize);
+}
+
+/**
+ * kfifo_to_user_rec - get one record from the fifo into "user space"
+ * @fifo: the fifo
+ * @to: where to copy the record's data
+ * @n: the capacity of @to
+ * @recsize: the size of the length header: 0, 1 or 2
+ * @total: if not NULL, receives the record's length
+ *
+ * Return: as kfifo_out_rec().
+ *
+ * Concurrency: consumer side.
+ */
+static inline KFIFO__MUST_CHECK unsigned int
+kfifo_to_user_rec(struct kfifo *fifo, void *to, unsigned int n,
+		  unsigned int recsize, unsigned int *total)
+{
+	return kfifo_out_rec(fifo, to, n, recsize, total);
+}
+
+/**
+ * kfifo_peek_rec - the length of the next record
+ * @fifo: the fifo
+ * @recsize: the size of the length header: 0, 1 or 2
+ *
+ * Return: the length in the next record's header; 0 if the fifo holds
+ * fewer than @recsize bytes or @recsize is not 0, 1 or 2; kfifo_len() for
+ * @recsize 0.
+ *
+ * Concurrency: consumer side.
+ */
+static inline KFIFO__MUST_CHECK unsigned int
+kfifo_peek_rec(struct kfifo *fifo, unsigned int recsize)
+{
+	return kfifo__peek_rec_generic(fifo, recsize);
+}
+
+/**
+ * kfifo_skip_rec - drop the next record
+ * @fifo: the fifo
+ * @recsize: the size of the length header: 0, 1 or 2
+ *
+ * If the fifo holds less than a whole record, or @recsize is 0, it is
+ * emptied (seed behaviour).  A @recsize other than 0, 1 or 2 changes
+ * nothing.
+ *
+ * Concurrency: consumer side.
+ */
+static inline void kfifo_skip_rec(struct kfifo *fifo, unsigned int recsize)
+{
+	kfifo__skip_rec_generic(fifo, recsize);
+}
+
+/* ---- kernel names (API.md 1.6) ---------------------------------------- */
+
+#ifndef KFIFO_NO_KERNEL_NAMES
+typedef kfifo_gfp_t gfp_t;
+typedef kfifo_spinlock_t spinlock_t;
+#ifndef GFP_KERNEL
+#define GFP_KERNEL KFIFO_GFP_KERNEL
+#endif
+#ifndef GFP_ATOMIC
+#define GFP_ATOMIC KFIFO_GFP_ATOMIC
+#endif
+#ifndef __user
+#define __user
+#endif
+#ifndef __must_check
+#define __must_check KFIFO__MUST_CHECK
+#endif
+#define spin_lock_init(lock) kfifo_spin_lock_init(lock)
+#define spin_lock(lock) kfifo_spin_lock(lock)
+#define spin_unlock(lock) kfifo_spin_unlock(lock)
+#define spin_trylock(lock) kfifo_spin_trylock(lock)
+#define DEFINE_SPINLOCK(x) spinlock_t x = KFIFO_SPINLOCK_INIT
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KFIFO_H */

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfifo.c - the byte FIFO and its record layer.
+ *
+ * Memory model.  @in is written only by the producer and @out only by the
+ * consumer.  The producer reads @out with acquire (the consumer has finished
+ * reading the bytes it released), copies its data, then publishes the new
+ * @in with release.  The consumer mirrors it: acquire @in (the data behind
+ * it is visible), copy, release @out.  Each side reads its own index
+ * relaxed.  We use the compiler's C11 atomic builtins on plain unsigned
+ * ints, which is what <stdatomic.h> expands to, so that struct kfifo keeps
+ * the seed's plain layout and the header stays usable from C++.
+ */
+#include "kfifo_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- set-up and tear-down -------------------------------------------- */
+
+static void kfifo__clear(struct kfifo *fifo)
+{
+	fifo->buffer = NULL;
+	fifo->size = 0;
+	fifo->flags = 0;
+	kfifo__store_release(&fifo->in, 0);
+	kfifo__store_release(&fifo->out, 0);
+}
+
+int kfifo_init(struct kfifo *fifo, void *buffer, unsigned int size)
+{
+	kfifo__clear(fifo);
+	if (buffer == NULL || !KFIFO__IS_POW2(size))
+		return -EINVAL;
+	fifo->buffer = buffer;
+	fifo->size = size;
+	return 0;
+}
+
+int kfifo_alloc(struct kfifo *fifo, unsigned int size, kfifo_gfp_t gfp_mask)
+{
+	unsigned int rounded = 1;
+	void *buffer;
+
+	(void)gfp_mask;
+	kfifo__clear(fifo);
+	if (size == 0 || size > (1u << 31))
+		return -EINVAL;
+	while (rounded < size)
+		rounded <<= 1;
+	buffer = malloc(rounded);
+	if (buffer == NULL)
+		return -ENOMEM;
+	fifo->buffer = buffer;
+	fifo->size = rounded;
+	fifo->flags = KFIFO__OWNS_BUFFER;
+	return 0;
+}
+
+void kfifo_free(struct kfifo *fifo)
+{
+	if (fifo->flags & KFIFO__OWNS_BUFFER)
+		free(fifo->buffer);
+	kfifo__clear(fifo);
+}
+
+void kfifo_reset(struct kfifo *fifo)
+{
+	kfifo__store_release(&fifo->in, 0);
+	kfifo__store_release(&fifo->out, 0);
+}
+
+void kfifo_reset_out(struct kfifo *fifo)
+{
+	kfifo__store_release(&fifo->out, kfifo__load_acquire(&fifo->in));
+}
+
+int kfifo_valid(struct kfifo *fifo)
+{
+	unsigned int size = fifo->size;
+
+	if (size == 0)
+		return kfifo__load_acquire(&fifo->in) ==
+		       kfifo__load_acquire(&fifo->out);
+	return KFIFO__IS_POW2(size) && fifo->buffer != NULL &&
+	       kfifo__snapshot_len(fifo) <= size;
+}
+
+/* ---- size queries ----------------------------------------------------- */
+
+unsigned int kfifo_size(struct kfifo *fifo)
+{
+	return fifo->size;
+}
+
+unsigned int kfifo_len(struct kfifo *fifo)
+{
+	return kfifo__snapshot_len(fifo);
+}
+
+unsigned int kfifo_avail(struct kfifo *fifo)
+{
+	return fifo->size - kfifo__snapshot_len(fifo);
+}
+
+int kfifo_is_empty(struct kfifo *fifo)
+{
+	return kfifo__snapshot_len(fifo) == 0;
+}
+
+int kfifo_is_full(struct kfifo *fifo)
+{
+	return kfifo__snapshot_len(fifo) == fifo->size;
+}
+
+/* ---- byte stream ------------------------------------------------------ */
+
+unsigned int kfifo_in(struct kfifo *fifo, const void *from, unsigned int n)
+{
+	unsigned int in = kfifo__load_relaxed(&fifo->in);
+	unsigned int out = kfifo__load_acquire(&fifo->out);
+	unsigned int avail = fifo->size - (in - out);
+
+	if (n > avail)
+		n = avail;
+	if (n == 0)
+		return 0;
+	kfifo__copy_in(fifo, in, from, n);
+	kfifo__store_release(&fifo->in, in + n);
+	return n;
+}
+
+unsigned int kfifo_out(struct kfifo *fifo, void *to, unsigned int n)
+{
+	unsigned int out = kfifo__load_relaxed(&fifo->out);
+	unsigned int in = kfifo__load_acquire(&fifo->in);
+	unsigned int len = in - out;
+
+	if (n > len)
+		n = len;
+	if (n == 0)
+		return 0;
+	kfifo__copy_out(fifo, out, to, n);
+	kfifo__store_release(&fifo->out, out + n);
+	return n;
+}
+
+unsigned int kfifo_from_user(struct kfifo *fifo, const void *from,
+			     unsigned int n)
+{
+	return kfifo_in(fifo, from, n);
+}
+
+unsigned int kfifo_to_user(struct kfifo *fifo, void *to, unsigned int n)
+{
+	return kfifo_out(fifo, to, n);
+}
+
+void kfifo_skip(struct kfifo *fifo, unsigned int len)
+{
+	unsigned int out = kfifo__load_relaxed(&fifo->out);
+	unsigned int in = kfifo__load_acquire(&fifo->in);
+
+	if (len < in - out)
+		kfifo__store_release(&fifo->out, out + len);
+	else
+		kfifo__store_release(&fifo->out, in);
+}
+
+/* ---- locked calls ----------------------------------------------------- */
+
+unsigned int kfifo_in_locked(struct kfifo *fifo, const void *from,
+			     unsigned int n, kfifo_spinlock_t *lock)
+{
+	unsigned int ret;
+
+	kfifo_spin_lock(lock);
+	ret = kfifo_in(fifo, from, n);
+	kfifo_spin_unlock(lock);
+	return ret;
+}
+
+unsigned int kfifo_out_locked(struct kfifo *fifo, void *to, unsigned int n,
+			      kfifo_spinlock_t *lock)
+{
+	unsigned int ret;
+
+	kfifo_spin_lock(lock);
+	ret = kfifo_out(fifo, to, n);
+	kfifo_spin_unlock(lock);
+	return ret;
+}

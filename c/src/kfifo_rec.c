@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfifo_rec.c - records: a length header of @recsize bytes (0, 1 or 2,
+ * little-endian) followed by the data.
+ *
+ * Every record call is written once, as a static inline function taking
+ * @recsize, and instantiated four times: with the constants 0, 1 and 2
+ * (the compiler folds the header code away) and with a run-time value
+ * (the generic path).  The header's kfifo_*_rec() pick the constant copy
+ * when the caller's @recsize is a compile-time constant, so both paths
+ * give identical results by construction.
+ */
+#include "kfifo_internal.h"
+
+#include <limits.h>
+
+/* The largest record length a @recsize-byte header can hold. */
+static inline unsigned int kfifo__rec_max(unsigned int recsize)
+{
+	return recsize == 0 ? UINT_MAX : recsize == 1 ? 0xffu : 0xffffu;
+}
+
+/* The refusal value of kfifo_in_rec(): n + 1 without overflow. */
+static inline unsigned int kfifo__rec_refused(unsigned int n)
+{
+	return n == UINT_MAX ? UINT_MAX : n + 1;
+}
+
+/* The length in the header at index @idx; the caller checked it is there. */
+static inline unsigned int kfifo__read_header(struct kfifo *fifo,
+					      unsigned int idx,
+					      unsigned int recsize)
+{
+	unsigned int l = kfifo__byte_at(fifo, idx);
+
+	if (recsize == 2)
+		l |= (unsigned int)kfifo__byte_at(fifo, idx + 1) << 8;
+	return l;
+}
+
+static inline unsigned int kfifo__in_rec_impl(struct kfifo *fifo,
+					      const void *from, unsigned int n,
+					      unsigned int recsize)
+{
+	unsigned int in, out, avail;
+
+	if (recsize > 2 || n > kfifo__rec_max(recsize))
+		return kfifo__rec_refused(n);
+	in = kfifo__load_relaxed(&fifo->in);
+	out = kfifo__load_acquire(&fifo->out);
+	avail = fifo->size - (in - out);
+	/* n + recsize > avail, written so that it cannot overflow */
+	if (avail < recsize || n > avail - recsize)
+		return kfifo__rec_refused(n);
+	if (recsize >= 1)
+		kfifo__set_byte_at(fifo, in, (unsigned char)(n & 0xffu));
+	if (recsize == 2)
+		kfifo__set_byte_at(fifo, in + 1, (unsigned char)(n >> 8));
+	if (n > 0)
+		kfifo__copy_in(fifo, in + recsize, from, n);
+	/* header and data become visible to the consumer in one store */
+	kfifo__store_release(&fifo->in, in + recsize + n);
+	return 0;
+}
+
+static inline unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
+					       unsigned int n,
+					       unsigned int recsize,
+					       unsigned int *total)
+{
+	unsigned int out, in, used, l;
+
+	if (recsize > 2) {
+		if (total)
+			*total = 0;
+		return n;
+	}
+	out = kfifo__load_relaxed(&fifo->out);
+	in = kfifo__load_acquire(&fifo->in);
+	used = in - out;
+	if (used < recsize) {
+		/* no header to read (bug 5 of the seed read a stale one) */
+		if (total)
+			*total = 0;
+		return n;
+	}
+	l = recsize ? kfifo__read_header(fifo, out, recsize) : n;
+	if (total)
+		*total = l;
+	if (l > n)
+		return l;
+	if (used - recsize < l)
+		return n;
+	/* copy the record's l bytes, not the caller's n (seed bug 2) */
+	if (l > 0)
+		kfifo__copy_out(fifo, out + recsize, to, l);
+	kfifo__store_release(&fifo->out, out + recsize + l);
+	return 0;
+}
+
+unsigned int kfifo__peek_rec_generic(struct kfifo *fifo, unsigned int recsize)
+{
+	unsigned int out, in;
+
+	if (recsize > 2)
+		return 0;
+	out = kfifo__load_relaxed(&fifo->out);
+	in = kfifo__load_acquire(&fifo->in);
+	/* recsize 0: the fill level on both paths (seed bug 3) */
+	if (recsize == 0)
+		return in - out;
+	if (in - out < recsize)
+		return 0;
+	return kfifo__read_header(fifo, out, recsize);
+}
+
+void kfifo__skip_rec_generic(struct kfifo *fifo, unsigned int recsize)
+{
+	unsigned int out, in, used, l;
+
+	if (recsize > 2)
+		return;
+	out = kfifo__load_relaxed(&fifo->out);
+	in = kfifo__load_acquire(&fifo->in);
+	used = in - out;
+	if (recsize > 0 && used >= recsize) {
+		l = kfifo__read_header(fifo, out, recsize);
+		if (l <= used - recsize) {
+			kfifo__store_release(&fifo->out, out + recsize + l);
+			return;
+		}
+	}
+	kfifo__store_release(&fifo->out, in);
+}
+
+unsigned int kfifo__in_rec_generic(struct kfifo *fifo, const void *from,
+				   unsigned int n, unsigned int recsize)
+{
+	return kfifo__in_rec_impl(fifo, from, n, recsize);
+}
+
+unsigned int kfifo__out_rec_generic(struct kfifo *fifo, void *to,
+				    unsigned int n, unsigned int recsize,
+				    unsigned int *total)
+{
+	return kfifo__out_rec_impl(fifo, to, n, recsize, total);
+}
+
+#define KFIFO__REC_INSTANCES(R)                                                \
+	unsigned int kfifo__in_rec##R(struct kfifo *fifo, const void *from,   \
+				      unsigned int n)                          \
+	{                                                                      \
+		return kfifo__in_rec_impl(fifo, from, n, R);                   \
+	}                                                                      \
+	unsigned int kfifo__out_rec##R(struct kfifo *fifo, void *to,          \
+				       unsigned int n, unsigned int *total)    \
+	{                                                                      \
+		return kfifo__out_rec_impl(fifo, to, n, R, total);             \
+	}
+
+KFIFO__REC_INSTANCES(0)
+KFIFO__REC_INSTANCES(1)
+KFIFO__REC_INSTANCES(2)
