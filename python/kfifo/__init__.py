@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: MIT
+"""kfifo: the Linux kernel's lock-free byte FIFO ("new kfifo API v0.3").
+
+The FIFO itself is C (``libkfifo.a``); :class:`Kfifo` and :class:`SpinLock`
+are the types of the private extension module ``kfifo._kfifo`` that SWIG
+generates from ``swig/kfifo.i``.  They are used directly, not wrapped in a
+Python subclass: CPython's fast path for method calls needs the exact
+builtin type, and the 16-byte ``in_``/``out`` round trip is as cheap as
+two ``deque`` calls only that way.  Their docstrings (``help(kfifo.Kfifo)``),
+``__repr__``, ``__len__`` and context manager are defined there too;
+``kfifo/__init__.pyi`` gives the type hints.
+
+>>> import kfifo
+>>> with kfifo.Kfifo(8) as f:
+...     f.in_(b"hello"), f.out(3), len(f)
+(5, b'hel', 2)
+
+Also in the package: :mod:`kfifo.model` (a pure-Python reference model),
+:mod:`kfifo.testing` (Hypothesis state machine, ``pip install
+kfifo[testing]``) and the ``kfifo`` command line (``python -m kfifo``).
+"""
+from kfifo._kfifo import GIL_THRESHOLD, Kfifo, SpinLock
+from kfifo._kfifo import VERSION as __version__
+
+__all__ = ["Kfifo", "SpinLock", "GIL_THRESHOLD", "__version__"]

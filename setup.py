@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: MIT
+"""Build of the ``kfifo`` Python package.
+
+``build_ext`` does three things, in order, all inside ``build_temp`` (the
+source tree is never written to):
+
+1. runs CMake on the project's own top-level ``CMakeLists.txt`` to build
+   ``libkfifo.a`` (position-independent code), so that the compiler flags
+   of the C core live in one place only;
+2. runs SWIG (``-python -builtin``) on ``swig/kfifo.i``;
+3. compiles the generated wrapper into the extension ``kfifo._kfifo``,
+   linked against that ``libkfifo.a``.
+
+SWIG and CMake come from PyPI (``pyproject.toml`` lists them as build
+requirements); a ``swig``/``cmake`` on ``PATH`` is used when the PyPI ones
+are not importable (``--no-build-isolation`` builds).
+
+The version is read from ``c/include/kfifo.h``, the single source that
+CMake and ``kfifo.__version__`` also use.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HEADER = os.path.join("c", "include", "kfifo.h")
+
+
+def read_version() -> str:
+    with open(os.path.join(HERE, HEADER), encoding="utf-8") as f:
+        text = f.read()
+    parts = []
+    for part in ("MAJOR", "MINOR", "PATCH"):
+        m = re.search(r"^#define KFIFO_VERSION_%s (\d+)$" % part, text, re.M)
+        if m is None:
+            raise RuntimeError("KFIFO_VERSION_%s not found in %s" % (part, HEADER))
+        parts.append(m.group(1))
+    return ".".join(parts)
+
+
+def _cmake_command() -> list[str]:
+    try:
+        import cmake  # the PyPI package (a build requirement)
+
+        exe = os.path.join(cmake.CMAKE_BIN_DIR, "cmake")
+        if os.path.exists(exe) or os.path.exists(exe + ".exe"):
+            return [exe]
+    except ImportError:
+        pass
+    exe = shutil.which("cmake")
+    if exe is None:
+        raise RuntimeError("CMake is needed to build kfifo: pip install cmake")
+    return [exe]
+
+
+def _swig_command() -> list[str]:
+    try:
+        import swig  # noqa: F401  the PyPI package (a build requirement)
+
+        # its entry point sets SWIG_LIB to the library it ships
+        return [sys.executable, "-c", "import swig; swig.swig()"]
+    except ImportError:
+        pass
+    exe = shutil.which("swig")
+    if exe is None:
+        raise RuntimeError("SWIG is needed to build kfifo: pip install swig")
+    return [exe]
+
+
+class CMakeSwigBuildExt(build_ext):
+    """build_ext that builds libkfifo.a with CMake and runs SWIG first."""
+
+    def run(self) -> None:
+        temp = os.path.abspath(self.build_temp)
+        os.makedirs(temp, exist_ok=True)
+        lib = self._build_c_core(os.path.join(temp, "cmake"))
+        wrap = self._run_swig(temp)
+        for ext in self.extensions:
+            ext.sources = [wrap]
+            ext.extra_objects = [lib]
+        super().run()
+
+    def _build_c_core(self, build_dir: str) -> str:
+        cmake = _cmake_command()
+        self.announce("building libkfifo.a with CMake in %s" % build_dir, level=2)
+        subprocess.check_call(
+            cmake
+            + [
+                "-S", HERE,
+                "-B", build_dir,
+                "-DBUILD_TESTING=OFF",
+                "-DCMAKE_BUILD_TYPE=Release",
+                "-DCMAKE_POSITION_INDEPENDENT_CODE=ON",
+            ]
+        )
+        jobs = str(self.parallel or os.cpu_count() or 1)
+        subprocess.check_call(
+            cmake + ["--build", build_dir, "--target", "kfifo", "--config", "Release", "-j", jobs]
+        )
+        found = glob.glob(os.path.join(build_dir, "**", "libkfifo.a"), recursive=True)
+        found += glob.glob(os.path.join(build_dir, "**", "kfifo.lib"), recursive=True)
+        if not found:
+            raise RuntimeError("CMake did not produce libkfifo.a in %s" % build_dir)
+        return found[0]
+
+    def _run_swig(self, temp: str) -> str:
+        wrap = os.path.join(temp, "kfifo_wrap.c")
+        interface = os.path.join(HERE, "swig", "kfifo.i")
+        self.announce("running SWIG on %s" % interface, level=2)
+        # -builtin: C-level types and methods (see swig/kfifo.i for why);
+        # -interface _kfifo: the C module itself is kfifo._kfifo, SWIG's
+        # Python shim (written to build_temp) is not needed and not installed.
+        subprocess.check_call(
+            _swig_command()
+            + [
+                "-python", "-builtin", "-interface", "_kfifo",
+                "-I" + os.path.join(HERE, "c", "include"),
+                "-I" + os.path.join(HERE, "swig"),
+                "-outdir", temp,
+                "-o", wrap,
+                interface,
+            ]
+        )
+        return wrap
+
+
+def _define_macros() -> list[tuple[str, str]]:
+    # For measuring only: KFIFO_GIL_THRESHOLD=<bytes> overrides the copy size
+    # from which the GIL is released (see KF_GIL_THRESHOLD in swig/kfifo.i).
+    value = os.environ.get("KFIFO_GIL_THRESHOLD")
+    if value:
+        return [("KF_GIL_THRESHOLD", "%uu" % int(value))]
+    return []
+
+
+def _link_args() -> list[str]:
+    # Keep the C core's symbols private to the extension on ELF platforms.
+    if sys.platform.startswith("linux"):
+        return ["-Wl,--exclude-libs,ALL"]
+    return []
+
+
+setup(
+    version=read_version(),
+    ext_modules=[
+        Extension(
+            "kfifo._kfifo",
+            # replaced by the generated wrapper in CMakeSwigBuildExt.run();
+            # listed so that an sdist always carries the interface
+            sources=["swig/kfifo.i"],
+            include_dirs=[os.path.join(HERE, "c", "include")],
+            define_macros=_define_macros(),
+            extra_link_args=_link_args(),
+        )
+    ],
+    cmdclass={"build_ext": CMakeSwigBuildExt},
+)

@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfifo_doc.i - numpydoc docstrings of kfifo.Kfifo and kfifo.SpinLock.
+ *
+ * The types are SWIG builtin types (see kfifo.i), so their docstrings live
+ * here.  Each begins with a text signature ("name($self, ...)\n--\n\n")
+ * that inspect.signature() and help() understand.
+ */
+
+%feature("docstring") kfifo_py %{Kfifo(size=None, *, start=0, buffer=None)
+--
+
+A byte FIFO over a power-of-two ring buffer: the Linux kernel's kfifo
+("new kfifo API v0.3") in C, here with a Python interface.
+
+Methods keep the C names without the ``kfifo_`` prefix (``in`` is a
+Python keyword, hence ``in_``) and the C return conventions, with
+``bytes`` in place of output buffers.
+
+Parameters
+----------
+size : int, optional
+    Buffer size in bytes, rounded up to a power of two
+    (``kfifo_alloc``). 1 to 2**31.
+start : int, keyword-only
+    Initial value of both indices, taken modulo 2**32. Indices run
+    freely and wrap at 2**32; a start near 2**32 lets tests cross the
+    wrap at once.
+buffer : writable bytes-like object, keyword-only
+    Use this memory instead of allocating (``kfifo_init``); its length
+    must be a power of two (1 to 2**31). The object is kept alive and
+    exported (a ``bytearray`` cannot be resized) until ``free()``; it is
+    never copied, so the fifo's bytes are visible in it.
+
+Give either ``size`` or ``buffer``.
+
+Raises
+------
+ValueError
+    ``size`` is 0 or larger than 2**31; ``buffer`` is read-only, not
+    contiguous, or its length is not a power of two.
+TypeError
+    A wrong type, or both or neither of ``size`` and ``buffer``.
+MemoryError
+    The buffer cannot be allocated.
+
+Notes
+-----
+Inputs are any C-contiguous bytes-like object (bytes, bytearray,
+memoryview, array.array, numpy arrays), read in place without a copy.
+Non-contiguous buffers are refused with ``TypeError``: copy them first.
+
+Threads: one producer thread (``in_``, ``from_user``, ``in_rec``, ...)
+and one consumer thread (``out``, ``out_into``, ``out_rec``, ``skip``,
+``peek_rec``, ``reset_out``, ...) run in parallel without a lock, as in
+C; copies of 64 KiB or more run without the GIL. Any other use from
+several threads is serialised per side, never crashes and leaves a valid
+fifo; several producers or consumers should use ``in_locked`` and
+``out_locked``. ``reset()`` and ``free()`` wait for calls in flight.
+
+Examples
+--------
+>>> f = Kfifo(1000)
+>>> f.size()
+1024
+>>> f.in_(b"hello")
+5
+>>> f.out(3)
+b'hel'
+>>> f.in_rec(b"record", 1)
+0
+>>> f.out(2), f.out_rec(64, 1)
+(b'lo', (0, b'record', 6))
+%}
+
+%feature("docstring") kfifo_py::in_ %{in_($self, data, /)
+--
+
+Put bytes into the fifo (``kfifo_in``).
+
+Parameters
+----------
+data : bytes-like object
+    The bytes to add (any C-contiguous buffer).
+
+Returns
+-------
+int
+    The number of bytes stored: ``min(len(data), avail())``.
+
+Notes
+-----
+Producer side.
+%}
+
+%feature("docstring") kfifo_py::from_user %{from_user($self, data, /)
+--
+
+Put bytes into the fifo (``kfifo_from_user``): the same as ``in_``.
+
+Parameters
+----------
+data : bytes-like object
+    The bytes to add.
+
+Returns
+-------
+int
+    The number of bytes stored.
+%}
+
+%feature("docstring") kfifo_py::in_rec %{in_rec($self, data, recsize, /)
+--
+
+Store ``data`` as one record (``kfifo_in_rec``).
+
+A record is a ``recsize``-byte little-endian length header followed by
+the data, stored whole or not at all.
+
+Parameters
+----------
+data : bytes-like object
+    The record's bytes.
+recsize : {0, 1, 2}
+    Header size: 0 (fixed-size records, no header), 1 (records of 0 to
+    255 bytes) or 2 (0 to 65535 bytes).
+
+Returns
+-------
+int
+    0 when the record was stored; ``len(data) + 1`` (nothing stored)
+    when it does not fit ``avail()`` or the header.
+
+Raises
+------
+ValueError
+    ``recsize`` is not 0, 1 or 2.
+%}
+
+%feature("docstring") kfifo_py::from_user_rec %{from_user_rec($self, data, recsize, /)
+--
+
+Store one record (``kfifo_from_user_rec``): the same as ``in_rec``.
+
+Parameters
+----------
+data : bytes-like object
+    The record's bytes.
+recsize : {0, 1, 2}
+    Header size.
+
+Returns
+-------
+int
+    0 on success, ``len(data) + 1`` when refused.
+%}
+
+%feature("docstring") kfifo_py::in_locked %{in_locked($self, data, lock, /)
+--
+
+Put bytes into the fifo under ``lock`` (``kfifo_in_locked``).
+
+Several producer threads that share one ``SpinLock`` may call this at
+the same time.
+
+Parameters
+----------
+data : bytes-like object
+    The bytes to add.
+lock : SpinLock
+    The lock shared by all producers.
+
+Returns
+-------
+int
+    The number of bytes stored.
+%}
+
+%feature("docstring") kfifo_py::out %{out($self, n, /)
+--
+
+Take up to ``n`` bytes out of the fifo (``kfifo_out``).
+
+Parameters
+----------
+n : int
+    The most bytes to take, 0 to 2**32 - 1.
+
+Returns
+-------
+bytes
+    ``min(n, len())`` bytes, removed from the fifo.
+
+Raises
+------
+ValueError
+    ``n`` is negative.
+OverflowError
+    ``n`` does not fit 32 bits.
+
+Notes
+-----
+Consumer side.
+%}
+
+%feature("docstring") kfifo_py::to_user %{to_user($self, n, /)
+--
+
+Take up to ``n`` bytes out (``kfifo_to_user``): the same as ``out``.
+
+Parameters
+----------
+n : int
+    The most bytes to take.
+
+Returns
+-------
+bytes
+    The bytes removed.
+%}
+
+%feature("docstring") kfifo_py::out_into %{out_into($self, buffer, /)
+--
+
+Take bytes out of the fifo into ``buffer``, like ``readinto``.
+
+Parameters
+----------
+buffer : writable bytes-like object
+    Filled from its start with up to ``len(buffer)`` bytes (in bytes);
+    it is exported for the call, so a ``bytearray`` cannot be resized
+    meanwhile.
+
+Returns
+-------
+int
+    The number of bytes copied and removed.
+%}
+
+%feature("docstring") kfifo_py::out_rec %{out_rec($self, n, recsize, /)
+--
+
+Take one record out of the fifo (``kfifo_out_rec``).
+
+Parameters
+----------
+n : int
+    The largest record accepted (the C buffer's capacity).
+recsize : {0, 1, 2}
+    Header size; with 0 the record is exactly ``n`` bytes.
+
+Returns
+-------
+tuple of (int, bytes, int)
+    ``(ret, data, total)``: the C return value (0 on success; the
+    record's length when it is longer than ``n``; ``n`` when the fifo
+    holds less than a whole record), the record's bytes (``b""`` unless
+    ``ret == 0``) and ``*total``, the record's length from its header.
+    Nothing is removed unless ``ret == 0``.
+%}
+
+%feature("docstring") kfifo_py::to_user_rec %{to_user_rec($self, n, recsize, /)
+--
+
+Take one record out (``kfifo_to_user_rec``): the same as ``out_rec``.
+
+Parameters
+----------
+n : int
+    The largest record accepted.
+recsize : {0, 1, 2}
+    Header size.
+
+Returns
+-------
+tuple of (int, bytes, int)
+    ``(ret, data, total)`` as for ``out_rec``.
+%}
+
+%feature("docstring") kfifo_py::out_locked %{out_locked($self, n, lock, /)
+--
+
+Take up to ``n`` bytes out under ``lock`` (``kfifo_out_locked``).
+
+Several consumer threads that share one ``SpinLock`` may call this at
+the same time.
+
+Parameters
+----------
+n : int
+    The most bytes to take.
+lock : SpinLock
+    The lock shared by all consumers.
+
+Returns
+-------
+bytes
+    The bytes removed.
+%}
+
+%feature("docstring") kfifo_py::peek_rec %{peek_rec($self, recsize, /)
+--
+
+The length of the next record (``kfifo_peek_rec``), without removing it.
+
+Parameters
+----------
+recsize : {0, 1, 2}
+    Header size.
+
+Returns
+-------
+int
+    The length in the next record's header; 0 if fewer than ``recsize``
+    bytes are stored; ``len()`` for ``recsize`` 0.
+%}
+
+%feature("docstring") kfifo_py::skip %{skip($self, n, /)
+--
+
+Drop ``n`` bytes (``kfifo_skip``); ``n >= len()`` empties the fifo.
+
+Parameters
+----------
+n : int
+    The number of bytes to drop.
+%}
+
+%feature("docstring") kfifo_py::skip_rec %{skip_rec($self, recsize, /)
+--
+
+Drop the next record (``kfifo_skip_rec``).
+
+If the fifo holds less than a whole record, or ``recsize`` is 0, it is
+emptied (the seed's behaviour).
+
+Parameters
+----------
+recsize : {0, 1, 2}
+    Header size.
+%}
+
+%feature("docstring") kfifo_py::reset %{reset($self, /)
+--
+
+Empty the fifo (``kfifo_reset``: ``in = out = 0``).
+
+Waits for calls in flight on either side.
+%}
+
+%feature("docstring") kfifo_py::reset_out %{reset_out($self, /)
+--
+
+Discard all content from the consumer side (``kfifo_reset_out``).
+%}
+
+%feature("docstring") kfifo_py::free %{free($self, /)
+--
+
+Free the buffer (``kfifo_free``).
+
+Waits for calls in flight; afterwards every call but ``free()`` raises
+``ValueError``. A second ``free()`` is harmless, as in C. A
+``buffer=`` object is released (it can be resized again). ``with
+Kfifo(n) as f:`` calls ``free()`` on exit.
+%}
+
+%feature("docstring") kfifo_py::len %{len($self, /)
+--
+
+The number of bytes stored (``kfifo_len``); also ``len(f)``.
+
+Returns
+-------
+int
+%}
+
+%feature("docstring") kfifo_py::size %{size($self, /)
+--
+
+The buffer size in bytes, a power of two (``kfifo_size``).
+
+Returns
+-------
+int
+%}
+
+%feature("docstring") kfifo_py::avail %{avail($self, /)
+--
+
+The number of free bytes, ``size() - len()`` (``kfifo_avail``).
+
+Returns
+-------
+int
+%}
+
+%feature("docstring") kfifo_py::is_empty %{is_empty($self, /)
+--
+
+Whether the fifo holds no byte (``kfifo_is_empty``).
+
+Returns
+-------
+bool
+%}
+
+%feature("docstring") kfifo_py::is_full %{is_full($self, /)
+--
+
+Whether the fifo has no free byte (``kfifo_is_full``).
+
+Returns
+-------
+bool
+%}
+
+%feature("docstring") kfifo_py::is_freed %{is_freed($self, /)
+--
+
+Whether ``free()`` has run. Never raises.
+
+Returns
+-------
+bool
+%}
+
+%feature("docstring") kfifo_py::valid %{valid($self, /)
+--
+
+Check the fifo's invariants (``kfifo_valid``): the size is a power of
+two and ``0 <= len() <= size()``. For tests.
+
+Returns
+-------
+bool
+%}
+
+%feature("docstring") kfifo_py::__enter__ %{__enter__($self, /)
+--
+
+Return the fifo itself.
+%}
+
+%feature("docstring") kfifo_py::__exit__ %{__exit__($self, exc_type, exc, tb, /)
+--
+
+Call ``free()``; exceptions propagate.
+%}
+
+%feature("docstring") kf_spinlock %{SpinLock()
+--
+
+A userspace spinlock (``spinlock_t``) for ``in_locked``/``out_locked``.
+
+All producers of a fifo share one lock, all consumers another. It is
+only taken inside those calls, never from Python, so it cannot be held
+across Python code. A thread that finds it busy waits without the GIL.
+%}
+
+%feature("docstring") kf_spinlock::locked %{locked($self, /)
+--
+
+Whether the lock is held right now (a snapshot, for diagnostics).
+
+Returns
+-------
+bool
+%}
