@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# run-c-tests.sh - every test of the C core, one stage at a time, each in a
+# build directory of its own under BUILD_ROOT (default ./build):
+#
+#   gcc      -Werror build with gcc, ctest                   BUILD_ROOT/c-gcc
+#   clang    -Werror build with clang, ctest (if clang)      BUILD_ROOT/c-clang
+#   asan     AddressSanitizer + UBSan (gcc), ctest           BUILD_ROOT/c-asan
+#   tsan     ThreadSanitizer (gcc), ctest, shorter stress    BUILD_ROOT/c-tsan
+#   fuzz     libFuzzer (clang), fixed time budget            BUILD_ROOT/c-fuzz
+#   replay   the committed corpus c/fuzz/corpus through a plain gcc driver
+#   install  cmake --install into a temporary prefix, then a consumer built
+#            with find_package(kfifo) and with pkg-config, and run
+#
+# It prints one summary line per stage, goes on after a failure (printing
+# the end of that stage's log), and exits non-zero if any stage failed.
+# Logs: BUILD_ROOT/logs/<stage>.log.
+#
+# Usage: c/tests/run-c-tests.sh [--help] [BUILD_ROOT]
+#
+# Environment:
+#   KFIFO_STRESS_BYTES=<n>     bytes test_stress sends through the lock-free
+#                              byte stream (the record and locked streams
+#                              scale with it); default 2e7, 2e6 under TSan.
+#                              Long mode: 1e8 or more, e.g.
+#                              KFIFO_STRESS_BYTES=1e8 build/c-gcc/c/tests/test_stress
+#   KFIFO_TEST_SEED=<n>        first seed of test_random (default: the clock;
+#                              printed in its output and in the log)
+#   KFIFO_RANDOM_SEQUENCES=<n> sequences of test_random (200; 20 under TSan)
+#   KFIFO_RANDOM_OPS=<n>       operations per sequence (10000)
+#   KFIFO_FUZZ_SECONDS=<n>     libFuzzer run time (45; the build adds ~15)
+#   KFIFO_NO_INSTALL_DEPS=1    do not call scripts/install-deps.sh when clang
+#                              is missing (it only installs as root)
+#   JOBS=<n>                   parallel build/ctest jobs (nproc)
+set -uo pipefail
+
+usage() { sed -n '3,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
+
+case ${1:-} in
+  -h | --help) usage; exit 0 ;;
+  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
+esac
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD_ROOT=${1:-build}
+mkdir -p "$BUILD_ROOT/logs"
+BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
+LOGS=$BUILD_ROOT/logs
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+FUZZ_SECONDS=${KFIFO_FUZZ_SECONDS:-45}
+export KFIFO_TEST_SEED=${KFIFO_TEST_SEED:-$(( $(date +%s) % 1000000007 + 1 ))}
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+summary=()
+failed=0
+t_all=$(date +%s)
+
+# record STAGE STATUS DETAIL: one summary line, printed now and at the end
+record() {
+  local line
+  line=$(printf '%-8s %-5s %s' "$1" "$2" "$3")
+  summary+=("$line")
+  echo "== $line"
+  [[ $2 == FAIL ]] && failed=1
+  return 0
+}
+
+show_log_tail() {
+  echo "---- last lines of $1 ----"
+  tail -n 80 "$1"
+  echo "---- end of $1 ----"
+}
+
+# configure_build DIR LOG CMAKE_ARGS...
+configure_build() {
+  local dir=$1 log=$2
+  shift 2
+  cmake -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >>"$log" 2>&1 &&
+    cmake --build "$dir" -j "$JOBS" >>"$log" 2>&1
+}
+
+# ctest_stage NAME DIR [ENV=VALUE...] -- CMAKE_ARGS...
+# Configures, builds and runs ctest; the summary has ctest's count line.
+ctest_stage() {
+  local name=$1 dir=$2 log=$LOGS/$1.log t0 envs=() prefix=()
+  shift 2
+  while [[ $# -gt 0 && $1 != -- ]]; do envs+=("$1"); shift; done
+  shift
+  t0=$(date +%s)
+  : >"$log"
+  if ! configure_build "$dir" "$log" "$@"; then
+    record "$name" FAIL "configure/build failed ($(( $(date +%s) - t0 )) s), log: $log"
+    show_log_tail "$log"
+    return
+  fi
+  if [[ $name == tsan ]] && ! tsan_runs "$dir"; then
+    # ThreadSanitizer cannot map its shadow with a high ASLR entropy
+    # (vm.mmap_rnd_bits > 28); without randomization it can.
+    if have setarch && setarch "$(uname -m)" -R true 2>/dev/null &&
+       setarch "$(uname -m)" -R "$dir/c/tests/test_harness_selftest" >/dev/null 2>&1; then
+      prefix=(setarch "$(uname -m)" -R)
+      echo "tsan: running without address space randomization" >>"$log"
+    fi
+  fi
+  if env "${envs[@]}" "${prefix[@]}" ctest --test-dir "$dir" -j "$JOBS" \
+       --output-on-failure >>"$log" 2>&1; then
+    record "$name" PASS "$(grep -E 'tests passed' "$log" | tail -n 1) ($(( $(date +%s) - t0 )) s)"
+  else
+    record "$name" FAIL "$(grep -E 'tests passed|tests failed' "$log" | tail -n 1) ($(( $(date +%s) - t0 )) s), log: $log"
+    show_log_tail "$log"
+  fi
+}
+
+tsan_runs() { "$1/c/tests/test_harness_selftest" >/dev/null 2>&1; }
+
+libfuzzer_works() {
+  local dir
+  have clang || return 1
+  dir=$(mktemp -d) || return 1
+  printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+    'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);' \
+    'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }' \
+    >"$dir/f.c"
+  clang -fsanitize=fuzzer,address,undefined "$dir/f.c" -o "$dir/f" >/dev/null 2>&1
+  local rc=$?
+  rm -rf "$dir"
+  return $rc
+}
+
+echo "run-c-tests: sources $ROOT, builds in $BUILD_ROOT, $JOBS jobs, KFIFO_TEST_SEED=$KFIFO_TEST_SEED"
+
+if ! have clang && [[ -z ${KFIFO_NO_INSTALL_DEPS:-} ]]; then
+  bash "$ROOT/scripts/install-deps.sh" 2>&1 | tee "$LOGS/install-deps.log" | grep '^install-deps'
+fi
+
+WERROR=(-DCMAKE_COMPILE_WARNING_AS_ERROR=ON)
+
+# ---- 1. plain builds with -Werror ----------------------------------------
+ctest_stage gcc "$BUILD_ROOT/c-gcc" -- -DCMAKE_C_COMPILER=gcc \
+  "${WERROR[@]}" $(have g++ && echo -DCMAKE_CXX_COMPILER=g++)
+if have clang; then
+  ctest_stage clang "$BUILD_ROOT/c-clang" -- -DCMAKE_C_COMPILER=clang \
+    "${WERROR[@]}" $(have clang++ && echo -DCMAKE_CXX_COMPILER=clang++)
+else
+  record clang SKIP "clang not found (scripts/install-deps.sh installs it as root)"
+fi
+
+# ---- 2. AddressSanitizer + UndefinedBehaviorSanitizer ---------------------
+ctest_stage asan "$BUILD_ROOT/c-asan" \
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  -- -DCMAKE_C_COMPILER=gcc "${WERROR[@]}" -DKFIFO_ASAN=ON -DKFIFO_UBSAN=ON
+
+# ---- 3. ThreadSanitizer (the stress default is 10x shorter there) --------
+ctest_stage tsan "$BUILD_ROOT/c-tsan" \
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+  -- -DCMAKE_C_COMPILER=gcc "${WERROR[@]}" -DKFIFO_TSAN=ON
+
+# ---- 4. libFuzzer, for a fixed time ---------------------------------------
+fuzz_stage() {
+  local dir=$BUILD_ROOT/c-fuzz log=$LOGS/fuzz.log t0 work runs
+  t0=$(date +%s)
+  : >"$log"
+  if ! libfuzzer_works; then
+    record fuzz SKIP "clang with libFuzzer not available (as root: scripts/install-deps.sh); the corpus is still replayed below"
+    return
+  fi
+  # The library is instrumented too (fuzzer-no-link), so coverage guides
+  # the fuzzer through the FIFO code, not only through the decoder.
+  if ! configure_build "$dir" "$log" -DCMAKE_C_COMPILER=clang -DBUILD_TESTING=OFF \
+       -DKFIFO_BUILD_FUZZ=ON -DKFIFO_ASAN=ON -DKFIFO_UBSAN=ON \
+       -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link; then
+    record fuzz FAIL "configure/build failed, log: $log"
+    show_log_tail "$log"
+    return
+  fi
+  # New inputs go to a scratch directory; the committed corpus is only read.
+  work=$dir/corpus-work
+  mkdir -p "$work"
+  if (cd "$dir" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
+        ./c/fuzz/fuzz_ops -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 \
+        -artifact_prefix="$dir/" "$work" "$ROOT/c/fuzz/corpus") >>"$log" 2>&1; then
+    runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 executions in \2 s/p' "$log" | tail -n 1)
+    record fuzz PASS "fuzz_ops: ${runs:-?}, no mismatch, no sanitizer report ($(( $(date +%s) - t0 )) s total)"
+  else
+    record fuzz FAIL "fuzz_ops found a failing input (see $dir/crash-*), log: $log"
+    show_log_tail "$log"
+  fi
+}
+fuzz_stage
+
+# ---- 5. the committed corpus through the plain gcc driver ----------------
+replay_stage() {
+  local log=$LOGS/replay.log out
+  if [[ ! -x $BUILD_ROOT/c-gcc/c/tests/fuzz_replay ]]; then
+    record replay FAIL "no gcc build of fuzz_replay (see the gcc stage)"
+    return
+  fi
+  if ctest --test-dir "$BUILD_ROOT/c-gcc" -R '^fuzz_corpus_replay$' -V >"$log" 2>&1; then
+    out=$(grep -o 'fuzz_replay: [0-9]* inputs, [0-9]* bytes' "$log" | tail -n 1)
+    record replay PASS "${out:-fuzz_replay passed} (gcc, ctest fuzz_corpus_replay)"
+  else
+    record replay FAIL "corpus replay failed, log: $log"
+    show_log_tail "$log"
+  fi
+}
+replay_stage
+
+# ---- 6. install, then consume with find_package and with pkg-config ------
+install_stage() {
+  local log=$LOGS/install.log prefix=$BUILD_ROOT/install/prefix
+  local cdir=$BUILD_ROOT/install/consumer-cmake pcdir flags t0
+  t0=$(date +%s)
+  : >"$log"
+  rm -rf "$BUILD_ROOT/install"
+  if ! cmake --install "$BUILD_ROOT/c-gcc" --prefix "$prefix" >>"$log" 2>&1; then
+    record install FAIL "cmake --install failed, log: $log"
+    show_log_tail "$log"
+    return
+  fi
+  if ! { cmake -S "$ROOT/c/tests/install" -B "$cdir" -DCMAKE_C_COMPILER=gcc \
+           -DCMAKE_PREFIX_PATH="$prefix" >>"$log" 2>&1 &&
+         cmake --build "$cdir" >>"$log" 2>&1 &&
+         "$cdir/consumer" >>"$log" 2>&1; }; then
+    record install FAIL "find_package(kfifo) consumer failed, log: $log"
+    show_log_tail "$log"
+    return
+  fi
+  if ! have pkg-config; then
+    record install FAIL "find_package consumer ok, but pkg-config is missing (scripts/install-deps.sh)"
+    return
+  fi
+  pcdir=$(dirname "$(find "$prefix" -name kfifo.pc | head -n 1)")
+  if ! flags=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs kfifo 2>>"$log"); then
+    record install FAIL "pkg-config --cflags --libs kfifo failed, log: $log"
+    show_log_tail "$log"
+    return
+  fi
+  echo "pkg-config --cflags --libs kfifo: $flags" >>"$log"
+  local pc_prefix
+  pc_prefix=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=prefix kfifo 2>/dev/null)
+  if [[ $(cd "$pc_prefix" 2>/dev/null && pwd -P) != "$(cd "$prefix" && pwd -P)" ]]; then
+    record install FAIL "find_package consumer ok; but the installed kfifo.pc says prefix=$pc_prefix, not the install prefix $prefix (the .pc is configured with CMAKE_INSTALL_PREFIX at configure time; cmake --install --prefix does not reach it), log: $log"
+    return
+  fi
+  # shellcheck disable=SC2086 # the flags are meant to split
+  if gcc -std=c11 -Wall -Wextra -Wpedantic -Werror "$ROOT/c/tests/install/consumer.c" \
+       $flags -o "$BUILD_ROOT/install/consumer-pc" >>"$log" 2>&1 &&
+     "$BUILD_ROOT/install/consumer-pc" >>"$log" 2>&1; then
+    record install PASS "find_package(kfifo) + kfifo::kfifo and pkg-config ($flags) consumers built and ran ($(( $(date +%s) - t0 )) s)"
+  else
+    record install FAIL "pkg-config consumer failed, log: $log"
+    show_log_tail "$log"
+  fi
+}
+install_stage
+
+echo
+echo "==== C test summary ($(( $(date +%s) - t_all )) s, KFIFO_TEST_SEED=$KFIFO_TEST_SEED) ===="
+printf '%s\n' "${summary[@]}"
+if ((failed)); then
+  echo "==== C tests FAILED ===="
+  exit 1
+fi
+echo "==== C tests passed ===="
