@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: MIT
+"""``kfifo fuzz``: run the property-based state machine against the C core.
+
+Runs :func:`kfifo.testing.make_state_machine` (the C fifo and the
+reference model side by side) for about ``--seconds`` seconds, printing a
+progress line (examples, steps, operations covered), then a summary of the
+operations and edge cases it exercised, and exits 0.  On a mismatch it lets
+Hypothesis shrink the failing sequence, prints it as a runnable Python
+snippet, and exits 1.
+
+Testing the fuzzer itself
+-------------------------
+The environment variable ``KFIFO_FUZZ_FACTORY=module:callable`` (or the
+hidden option ``--factory module:callable``, which wins) replaces
+``kfifo.Kfifo`` with another factory, called as ``factory(size,
+start=start)``.  The test-suite points it at deliberately broken fifos to
+check that a bug is reported; you can point it at your own implementation.
+``callable`` may be a dotted path inside the module (``pkg.mod:Class.make``).
+
+Hypothesis is imported only when the verb runs, so ``kfifo demo`` and
+``kfifo --help`` work without it.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import time
+from typing import Any, Callable, Optional, Tuple
+
+#: Environment variable naming a replacement factory, ``module:callable``.
+FACTORY_ENV = "KFIFO_FUZZ_FACTORY"
+
+_EPILOG = f"""\
+A long campaign:   kfifo fuzz --seconds 600 --steps 100
+
+Testing another fifo: set {FACTORY_ENV}=module:callable (or --factory,
+not listed above) to fuzz `callable(size, start=start)` instead of
+kfifo.Kfifo; the test-suite uses it to check that broken fifos are caught.
+Exit status: 0 no mismatch, 1 mismatch (reproduction printed), 2 bad usage.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``kfifo fuzz``."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = _EPILOG
+    parser.add_argument("--seconds", type=float, default=10.0, metavar="N",
+                        help="run for about N seconds (default: 10)")
+    parser.add_argument("--steps", type=int, default=50, metavar="K",
+                        help="at most K calls per example (default: 50)")
+    parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument("--factory", default=None, help=argparse.SUPPRESS)
+
+
+def load_factory(spec: Optional[str]) -> Tuple[Callable[..., Any], Optional[Callable[[], Any]], str]:
+    """``(factory, lock_factory, label)`` for ``module:callable``, or kfifo.Kfifo if ``spec`` is empty."""
+    if not spec:
+        import kfifo
+
+        return kfifo.Kfifo, getattr(kfifo, "SpinLock", None), "kfifo.Kfifo"
+    module_name, sep, attr_path = spec.partition(":")
+    if not sep or not module_name or not attr_path:
+        raise ValueError(f"factory must look like module:callable, got {spec!r}")
+    obj: Any = importlib.import_module(module_name)
+    for attr in attr_path.split("."):
+        obj = getattr(obj, attr)
+    if not callable(obj):
+        raise ValueError(f"{spec} is not callable")
+    return obj, None, spec
+
+
+def run(args: argparse.Namespace) -> int:
+    """Fuzz for ``args.seconds``; return the exit status."""
+    from hypothesis import HealthCheck, Phase, Verbosity, settings
+    from hypothesis.stateful import run_state_machine_as_test
+
+    from kfifo.testing import EDGES, OPERATIONS, STATS, KfifoMismatch, make_state_machine
+
+    try:
+        factory, lock_factory, label = load_factory(args.factory or os.environ.get(FACTORY_ENV))
+    except (ImportError, AttributeError, ValueError) as exc:
+        print(f"kfifo fuzz: cannot load the factory: {exc}", file=sys.stderr)
+        return 2
+    machine = make_state_machine(factory, lock_factory=lock_factory)
+    out = sys.stdout
+    live = out.isatty() and not args.quiet
+    print(f"fuzzing {label} against kfifo.model.KfifoModel for {args.seconds:g} s "
+          f"(up to {args.steps} calls per example)", flush=True)
+
+    STATS.reset()
+    start = time.monotonic()
+    end = start + args.seconds
+    batch = 20  # examples per Hypothesis run; grown to about 1 s of work
+    failure: Optional[BaseException] = None
+    next_line = start
+    while time.monotonic() < end and failure is None:
+        t0 = time.monotonic()
+        run_settings = settings(
+            max_examples=batch, stateful_step_count=args.steps, deadline=None, database=None,
+            suppress_health_check=list(HealthCheck),
+            phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False,
+            verbosity=Verbosity.quiet,
+        )
+        try:
+            run_state_machine_as_test(machine, settings=run_settings)
+        except Exception as exc:  # a mismatch, or the fifo raised where the model did not
+            failure = exc
+        took = max(time.monotonic() - t0, 1e-3)
+        batch = max(10, min(2000, int(batch * min(1.0, end - time.monotonic()) / took) or 10))
+        # Live on a terminal; in a log, about 20 lines for the whole run.
+        if not args.quiet and failure is None and (live or time.monotonic() >= next_line):
+            _progress(out, live, start, args.seconds, STATS, OPERATIONS, EDGES)
+            next_line = time.monotonic() + args.seconds / 20
+    if live:
+        out.write("\n")
+
+    if failure is not None:
+        return _report_failure(failure, STATS, KfifoMismatch)
+    _summary(out, time.monotonic() - start, STATS, OPERATIONS, EDGES)
+    return 0
+
+
+def _covered(stats: Any, operations: tuple, edges: dict) -> Tuple[int, int]:
+    ops = sum(1 for op in operations if stats.ops[op])
+    return ops, sum(1 for e in edges if stats.edges[e])
+
+
+def _progress(out: Any, live: bool, start: float, seconds: float, stats: Any,
+              operations: tuple, edges: dict) -> None:
+    ops, hit = _covered(stats, operations, edges)
+    line = (f"[{time.monotonic() - start:6.1f}/{seconds:g} s] examples {stats.examples:>7}  "
+            f"steps {stats.steps:>9}  operations {ops}/{len(operations)}  edge cases {hit}/{len(edges)}")
+    out.write(("\r" + line) if live else (line + "\n"))
+    out.flush()
+
+
+def _summary(out: Any, elapsed: float, stats: Any, operations: tuple, edges: dict) -> None:
+    ops, hit = _covered(stats, operations, edges)
+    rate = stats.steps / elapsed if elapsed > 0 else 0.0
+    print(f"\nno mismatch: {stats.examples} examples, {stats.steps} steps in {elapsed:.1f} s "
+          f"({rate:,.0f} steps/s)", file=out)
+    print(f"\noperations ({ops}/{len(operations)} covered):", file=out)
+    for op in operations:
+        print(f"  {op:<15} {stats.ops[op]:>10}", file=out)
+    print(f"\nedge cases ({hit}/{len(edges)} hit):", file=out)
+    for edge, what in edges.items():
+        mark = " " if stats.edges[edge] else "!"
+        print(f" {mark}{edge:<26} {stats.edges[edge]:>9}  {what}", file=out)
+    missing = [e for e in edges if not stats.edges[e]]
+    if missing:
+        print(f"\nnot hit (marked !): {', '.join(missing)}; run longer to reach them", file=out)
+    out.flush()
+
+
+def _report_failure(failure: BaseException, stats: Any, mismatch: type) -> int:
+    first = stats.first_failure
+    print("\nMISMATCH between the fifo and the model (API.md)", end="")
+    if first:
+        print(f", first seen after {first[0]} examples, {first[1]} steps, {first[2]:.1f} s", end="")
+    print(".\nShrunk failing sequence:\n")
+    if isinstance(failure, mismatch):
+        print(failure.trace.snippet() if failure.trace else "")
+        print(f"# {failure.message}")
+    else:
+        # The fifo raised an exception where the model returned: the trace
+        # of the shrunk example ends just before that call.
+        print(stats.trace.snippet() if stats.trace else "")
+        print(f"# the next call raised {type(failure).__name__}: {failure}")
+    sys.stdout.flush()
+    return 1

@@ -1,0 +1,383 @@
+# SPDX-License-Identifier: MIT
+"""A pure-Python reference model of :class:`kfifo.Kfifo` (API.md 2.1/2.2).
+
+:class:`KfifoModel` is the oracle of the property tests and is shipped for
+users who want to test their own FIFO against the same rules.  It is
+written from the contract (``API.md``), not translated from the C code, and
+it trades speed for being obviously right:
+
+* ``in`` and ``out`` are free-running 32-bit counters, exactly as in C:
+  they wrap at ``2**32`` and the fill level is ``(in - out) mod 2**32``;
+* the data lives in a ``bytearray`` of ``size`` bytes, indexed with
+  ``index & (size - 1)``, so a copy that crosses the end of the buffer
+  continues at its start;
+* every operation is built from five small helpers (:meth:`_len`,
+  :meth:`_avail`, :meth:`_put`, :meth:`_get`, :meth:`_header`), which the
+  test-suite overrides in subclasses to plant known bugs and check that the
+  state machine of :mod:`kfifo.testing` finds them.
+
+The model has no dependencies and no threads: the ``_locked`` calls take
+their lock only to honour the signature.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Tuple
+
+__all__ = ["KfifoModel", "MAX_SIZE", "UINT_MAX"]
+
+#: The largest value of a C ``unsigned int``; counts must not exceed it.
+UINT_MAX = 0xFFFFFFFF
+#: The largest fifo ``Kfifo(size)`` accepts (API.md 1.3, ``kfifo_alloc``).
+MAX_SIZE = 1 << 31
+#: Longest record each header size can describe (API.md 1.4).
+_RECORD_LIMIT = {0: UINT_MAX, 1: 0xFF, 2: 0xFFFF}
+
+
+def _count(value: Any, name: str) -> int:
+    """Check a count argument the way the C wrapper does (API.md 2.1)."""
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
+    if value < 0:
+        raise ValueError(f"{name} must not be negative, got {value}")
+    if value > UINT_MAX:
+        raise OverflowError(f"{name} must fit in 32 bits, got {value}")
+    return value
+
+
+def _recsize(value: Any) -> int:
+    """Check a ``recsize`` argument: an int, and one of 0, 1, 2."""
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"recsize must be an int, not {type(value).__name__}") from None
+    if value not in (0, 1, 2):
+        raise ValueError(f"recsize must be 0, 1 or 2, got {value}")
+    return value
+
+
+def _readable(data: Any) -> memoryview:
+    """A flat byte view of any bytes-like input (``str`` and ints are refused)."""
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise TypeError(f"data must be a bytes-like object, not {type(data).__name__}") from None
+    if not view.c_contiguous:
+        raise TypeError(f"data must be a C-contiguous buffer; this {type(data).__name__} is not contiguous")
+    return view.cast("B") if view.format != "B" or view.ndim != 1 else view
+
+
+def _writable(buf: Any) -> memoryview:
+    """A flat writable byte view of ``buf``, or :class:`TypeError`."""
+    try:
+        view = memoryview(buf)
+    except TypeError:
+        raise TypeError(f"buf must be a writable bytes-like object, not {type(buf).__name__}") from None
+    if view.readonly:
+        raise TypeError(f"buf must be writable, {type(buf).__name__} is read-only")
+    if not view.c_contiguous:
+        raise TypeError(f"buf must be a C-contiguous buffer; this {type(buf).__name__} is not contiguous")
+    return view.cast("B") if view.format != "B" or view.ndim != 1 else view
+
+
+class KfifoModel:
+    """Reference model of :class:`kfifo.Kfifo`: same constructor, methods and results.
+
+    Parameters
+    ----------
+    size : int
+        Requested capacity in bytes, rounded up to a power of two.
+        ``ValueError`` if it is 0 or larger than ``2**31``.
+    start : int, optional
+        Initial value of both indices, taken modulo ``2**32``; a value near
+        ``2**32`` makes the indices wrap within a few calls.
+
+    Notes
+    -----
+    Results follow API.md 1.3/1.4 with the decisions of the Python layer
+    (2.1): invalid ``recsize`` values raise ``ValueError`` instead of
+    returning a C error value; a refused call changes nothing; after
+    :meth:`free` every call raises ``ValueError``.
+    """
+
+    def __init__(self, size: int, *, start: int = 0) -> None:
+        try:
+            size = operator.index(size)
+            start = operator.index(start) & UINT_MAX
+        except TypeError:
+            raise TypeError("size and start must be ints") from None
+        if size < 1 or size > MAX_SIZE:
+            raise ValueError(f"size must be between 1 and 2**31, got {size}")
+        self._size = 1 << (size - 1).bit_length()
+        self._buffer = bytearray(self._size)
+        self._in = start
+        self._out = start
+        self._freed = False
+
+    # ------------------------------------------------------------------
+    # The five primitives every public call is built from.
+    # ------------------------------------------------------------------
+    def _len(self) -> int:
+        """Bytes stored: ``in - out`` modulo ``2**32``."""
+        return (self._in - self._out) & UINT_MAX
+
+    def _avail(self) -> int:
+        """Free bytes: ``size - len``."""
+        return self._size - self._len()
+
+    def _put(self, index: int, data: memoryview) -> None:
+        """Copy ``data`` into the buffer at fifo position ``index``, wrapping at its end."""
+        off = index & (self._size - 1)
+        first = min(len(data), self._size - off)
+        self._buffer[off:off + first] = data[:first]
+        self._buffer[:len(data) - first] = data[first:]
+
+    def _get(self, index: int, n: int) -> bytes:
+        """The ``n`` bytes at fifo position ``index``, wrapping at the buffer's end."""
+        off = index & (self._size - 1)
+        first = min(n, self._size - off)
+        return bytes(self._buffer[off:off + first]) + bytes(self._buffer[:n - first])
+
+    def _header(self, recsize: int) -> int:
+        """Length of the next record, read from its ``recsize``-byte little-endian
+        header; 0 when the fifo holds fewer than ``recsize`` bytes (an empty fifo
+        has no header, API.md 1.7 bug 5)."""
+        if self._len() < recsize:
+            return 0
+        return int.from_bytes(self._get(self._out, recsize), "little")
+
+    def _check(self) -> None:
+        if self._freed:
+            raise ValueError("operation on a freed fifo")
+
+    def _advance_in(self, n: int) -> None:
+        self._in = (self._in + n) & UINT_MAX
+
+    def _advance_out(self, n: int) -> None:
+        self._out = (self._out + n) & UINT_MAX
+
+    # ------------------------------------------------------------------
+    # Raw state, for coverage accounting in tests (not part of kfifo.Kfifo).
+    # ------------------------------------------------------------------
+    @property
+    def in_index(self) -> int:
+        """The free-running producer index ``in`` (read-only)."""
+        return self._in
+
+    @property
+    def out_index(self) -> int:
+        """The free-running consumer index ``out`` (read-only)."""
+        return self._out
+
+    # ------------------------------------------------------------------
+    # Byte stream (API.md 1.3)
+    # ------------------------------------------------------------------
+    def in_(self, data: Any) -> int:
+        """Store ``min(len(data), avail)`` bytes of ``data``; return that count.
+
+        Concurrency: producer side.
+        """
+        self._check()
+        view = _readable(data)
+        n = min(len(view), self._avail())
+        self._put(self._in, view[:n])
+        self._advance_in(n)
+        return n
+
+    def from_user(self, data: Any) -> int:
+        """Same as :meth:`in_` (userspace has no separate user memory)."""
+        return self.in_(data)
+
+    def out(self, n: int) -> bytes:
+        """Remove and return up to ``n`` bytes (``min(n, len)``).
+
+        Concurrency: consumer side.
+        """
+        self._check()
+        n = min(_count(n, "n"), self._len())
+        data = self._get(self._out, n)
+        self._advance_out(n)
+        return data
+
+    def to_user(self, n: int) -> bytes:
+        """Same as :meth:`out`."""
+        return self.out(n)
+
+    def out_into(self, buf: Any) -> int:
+        """Fill the writable buffer ``buf`` like ``readinto``; return the count.
+
+        Bytes of ``buf`` past the count are left untouched.
+        """
+        self._check()
+        view = _writable(buf)
+        n = min(len(view), self._len())
+        view[:n] = self._get(self._out, n)
+        self._advance_out(n)
+        return n
+
+    def in_locked(self, data: Any, lock: Any) -> int:
+        """:meth:`in_` under ``lock`` (the model only takes the lock if it can)."""
+        if hasattr(lock, "__enter__"):
+            with lock:
+                return self.in_(data)
+        return self.in_(data)
+
+    def out_locked(self, n: int, lock: Any) -> bytes:
+        """:meth:`out` under ``lock``.  No "reset the indices when empty" trick."""
+        if hasattr(lock, "__enter__"):
+            with lock:
+                return self.out(n)
+        return self.out(n)
+
+    def skip(self, n: int) -> None:
+        """Drop ``n`` bytes; if ``n >= len`` the fifo is emptied (``out = in``)."""
+        self._check()
+        n = _count(n, "n")
+        if n >= self._len():
+            self._out = self._in
+        else:
+            self._advance_out(n)
+
+    # ------------------------------------------------------------------
+    # Records (API.md 1.4)
+    # ------------------------------------------------------------------
+    def in_rec(self, data: Any, recsize: int) -> int:
+        """Store ``data`` as one record with a ``recsize``-byte length header.
+
+        Returns 0 on success.  Returns ``n + 1`` (``2**32 - 1`` at most) and
+        stores nothing when ``n + recsize > avail`` or ``n`` is too long for
+        the header (255 for ``recsize`` 1, 65535 for 2).
+        """
+        self._check()
+        recsize = _recsize(recsize)
+        view = _readable(data)
+        n = len(view)
+        if n > _RECORD_LIMIT[recsize] or n + recsize > self._avail():
+            return min(n + 1, UINT_MAX)
+        if recsize:
+            self._put(self._in, memoryview(n.to_bytes(recsize, "little")))
+        self._put(self._in + recsize, view)
+        self._advance_in(recsize + n)  # published at once: all or nothing
+        return 0
+
+    def from_user_rec(self, data: Any, recsize: int) -> int:
+        """Same as :meth:`in_rec`."""
+        return self.in_rec(data, recsize)
+
+    def out_rec(self, n: int, recsize: int) -> Tuple[int, bytes, int]:
+        """Take one record into a buffer of capacity ``n``: ``(ret, data, total)``.
+
+        ``L`` is the record length from the header (``L = n`` for
+        ``recsize`` 0) and ``total = L``.
+
+        * fewer than ``recsize`` bytes stored (``recsize`` 1/2): ``(n, b"", 0)``;
+        * ``L > n``: ``(L, b"", L)``, nothing removed;
+        * fewer than ``recsize + L`` bytes stored: ``(n, b"", L)``, nothing removed;
+        * otherwise the record is removed and ``(0, data, L)`` returned, with
+          ``len(data) == L``.
+        """
+        self._check()
+        n = _count(n, "n")
+        recsize = _recsize(recsize)
+        if recsize == 0:
+            length = n
+        elif self._len() < recsize:
+            return n, b"", 0
+        else:
+            length = self._header(recsize)
+        if length > n:
+            return length, b"", length
+        if self._len() < recsize + length:
+            return n, b"", length
+        data = self._get(self._out + recsize, length)
+        self._advance_out(recsize + length)
+        return 0, data, length
+
+    def to_user_rec(self, n: int, recsize: int) -> Tuple[int, bytes, int]:
+        """Same as :meth:`out_rec`."""
+        return self.out_rec(n, recsize)
+
+    def peek_rec(self, recsize: int) -> int:
+        """Length of the next record: ``len`` for ``recsize`` 0, 0 if fewer than
+        ``recsize`` bytes are stored, else the header's value."""
+        self._check()
+        recsize = _recsize(recsize)
+        if recsize == 0:
+            return self._len()
+        return self._header(recsize)
+
+    def skip_rec(self, recsize: int) -> None:
+        """Remove the next record; empty the fifo if it holds less than a whole
+        record or if ``recsize`` is 0 (seed behaviour)."""
+        self._check()
+        recsize = _recsize(recsize)
+        if recsize:
+            whole = recsize + self._header(recsize)  # > len if no header
+            if whole <= self._len():
+                self._advance_out(whole)
+                return
+        self._out = self._in
+
+    # ------------------------------------------------------------------
+    # State
+    # ------------------------------------------------------------------
+    def reset(self) -> None:
+        """Empty the fifo and set ``in = out = 0``."""
+        self._check()
+        self._in = self._out = 0
+
+    def reset_out(self) -> None:
+        """Discard all content from the consumer side (``out = in``)."""
+        self._check()
+        self._out = self._in
+
+    def size(self) -> int:
+        """Buffer size in bytes (a power of two)."""
+        self._check()
+        return self._size
+
+    def len(self) -> int:
+        """Bytes stored."""
+        self._check()
+        return self._len()
+
+    def __len__(self) -> int:
+        return self.len()
+
+    def avail(self) -> int:
+        """Free bytes, ``size - len``."""
+        self._check()
+        return self._avail()
+
+    def is_empty(self) -> bool:
+        """True when nothing is stored."""
+        self._check()
+        return self._len() == 0
+
+    def is_full(self) -> bool:
+        """True when no byte is free."""
+        self._check()
+        return self._avail() == 0
+
+    def free(self) -> None:
+        """Release the buffer; afterwards every other call raises ``ValueError``.
+
+        A second call is harmless, as for ``kfifo_free``.
+        """
+        self._freed = True
+        self._buffer = bytearray()
+
+    def __enter__(self) -> "KfifoModel":
+        self._check()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.free()
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        if self._freed:
+            return f"<{name} freed>"
+        return f"<{name} size={self._size} len={self._len()} in={self._in} out={self._out}>"

@@ -1,0 +1,736 @@
+# SPDX-License-Identifier: MIT
+"""Hypothesis support: test any kfifo implementation against the reference model.
+
+Install with ``pip install kfifo[testing]``.  In your tests::
+
+    from kfifo.testing import make_state_machine
+    TestMine = make_state_machine(MyFifo).TestCase
+
+``make_state_machine(factory)`` returns a
+:class:`~hypothesis.stateful.RuleBasedStateMachine` that creates
+``factory(size, start=start)`` next to a :class:`kfifo.model.KfifoModel`
+and drives both with the same random sequence of calls of the public API
+(API.md 2.1): byte stream, records with ``recsize`` 0/1/2 and invalid ones,
+skips, peeks, resets, bad arguments, and the size queries.  Every return
+value is compared; the size queries are compared after every step; the
+content is compared whenever bytes come out, by an occasional
+"drain and refill" step, and at the end of every example.
+
+When the two disagree the error message holds a runnable Python snippet
+that replays the shortest failing sequence on your fifo alone, with the
+model's answers written as ``assert`` statements.
+
+Settings profiles
+-----------------
+Three profiles are registered when this module is imported:
+
+``dev`` (default)  100 examples of up to 50 steps, a few seconds;
+``ci``             200 examples of up to 50 steps, a few seconds per machine;
+``long``           20 000 examples of up to 100 steps, for a campaign.
+
+Pick one with ``KFIFO_HYPOTHESIS_PROFILE=long`` and call
+:func:`load_profile` (the project's ``tests/conftest.py`` does).  All
+profiles use ``deadline=None``: the first calls into a C extension are slow.
+
+Coverage
+--------
+:data:`STATS` counts examples, steps, and which operations and edge cases
+(wrap at ``2**32``, copies across the buffer's end, full fifo, header
+limits, refused records, bad arguments ...) the machines have exercised;
+``python -m kfifo fuzz`` prints it.
+"""
+from __future__ import annotations
+
+import array
+import os
+import sys
+import time
+from collections import Counter
+from typing import Any, Callable, List, Optional, Tuple
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
+
+from kfifo.model import UINT_MAX, KfifoModel
+
+__all__ = [
+    "make_state_machine",
+    "load_profile",
+    "PROFILE_ENV",
+    "STATS",
+    "Stats",
+    "KfifoMismatch",
+    "pattern",
+    "OPERATIONS",
+    "EDGES",
+]
+
+# ----------------------------------------------------------------------
+# Settings profiles
+# ----------------------------------------------------------------------
+#: Environment variable naming the Hypothesis profile to load.
+PROFILE_ENV = "KFIFO_HYPOTHESIS_PROFILE"
+
+_QUIET_CHECKS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+
+settings.register_profile(
+    "dev", max_examples=100, stateful_step_count=50, deadline=None,
+    suppress_health_check=_QUIET_CHECKS,
+)
+settings.register_profile(
+    "ci", max_examples=200, stateful_step_count=50, deadline=None,
+    suppress_health_check=_QUIET_CHECKS, print_blob=True,
+)
+settings.register_profile(
+    "long", max_examples=20_000, stateful_step_count=100, deadline=None,
+    suppress_health_check=_QUIET_CHECKS,
+)
+
+
+def load_profile(name: Optional[str] = None) -> str:
+    """Load the profile ``name``, or the one named by ``$KFIFO_HYPOTHESIS_PROFILE``
+    (``dev`` if unset); return its name."""
+    name = name or os.environ.get(PROFILE_ENV) or "dev"
+    settings.load_profile(name)
+    return name
+
+
+# ----------------------------------------------------------------------
+# Coverage accounting
+# ----------------------------------------------------------------------
+#: Every operation the machine can call (the public API of API.md 2.1); the
+#: locked calls only when the machine has a ``lock_factory``.
+OPERATIONS = (
+    "in_", "from_user", "out", "to_user", "out_into",
+    "in_rec", "from_user_rec", "out_rec", "to_user_rec",
+    "peek_rec", "skip", "skip_rec", "reset", "reset_out",
+    "len", "size", "avail", "is_empty", "is_full", "free",
+    "in_locked", "out_locked",
+)
+
+#: Edge cases the machine looks for, with a short description.
+EDGES = {
+    "size 1": "a fifo of one byte",
+    "start near 2**32": "indices start less than 64 KiB before the 32-bit wrap",
+    "in wraps 2**32": "the producer index crosses 2**32",
+    "out wraps 2**32": "the consumer index crosses 2**32",
+    "copy crosses buffer end": "a copy in or out continues at the buffer's start",
+    "fifo full": "an operation leaves the fifo full",
+    "partial in": "in_ stores fewer bytes than offered",
+    "out of empty fifo": "out/out_rec on an empty fifo",
+    "zero-length record": "a record of 0 bytes stored",
+    "header max stored": "a record of 255 (recsize 1) or 65535 (recsize 2) bytes stored",
+    "header max + 1 refused": "a record of 256 / 65536 bytes refused for its header",
+    "record refused for room": "in_rec refused because it does not fit",
+    "2-byte header split": "a recsize-2 header straddles the buffer's end",
+    "out_rec buffer too small": "out_rec returns L > n and keeps the record",
+    "out_rec incomplete": "out_rec returns n: fewer than recsize + L bytes stored",
+    "out_rec success": "out_rec removes one record",
+    "skip_rec one record": "skip_rec removes exactly one record",
+    "skip_rec empties": "skip_rec empties the fifo (partial record or recsize 0)",
+    "skip past len": "skip(n) with n >= len empties the fifo",
+    "invalid recsize": "ValueError for a recsize other than 0, 1, 2",
+    "negative count": "ValueError for a negative count",
+    "count >= 2**32": "OverflowError for a count that does not fit 32 bits",
+    "wrong type": "TypeError for a wrong argument type",
+    "content drained": "all content compared by draining and refilling",
+    "calls after free": "ValueError from every call after free()",
+}
+
+
+class Stats:
+    """What the machines did since the last :meth:`reset` (read by ``kfifo fuzz``)."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.examples = 0
+        self.steps = 0
+        self.ops: Counter = Counter()
+        self.edges: Counter = Counter()
+        #: (examples, steps, seconds) when the first mismatch was seen.
+        self.first_failure: Optional[Tuple[int, int, float]] = None
+        #: The trace of the most recent example (after a failure: the shrunk one).
+        self.trace: Optional["Trace"] = None
+        self.started = time.monotonic()
+
+
+#: Global counters shared by every machine of this process.
+STATS = Stats()
+
+
+class KfifoMismatch(AssertionError):
+    """The implementation and the model disagree; ``str()`` adds a reproduction.
+
+    The snippet is rendered only when the message is shown: while shrinking,
+    Hypothesis raises and discards many of these.
+    """
+
+    def __init__(self, message: str, trace: Optional["Trace"] = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.trace = trace
+
+    def __str__(self) -> str:
+        if self.trace is None:
+            return self.message
+        return self.message + "\n\n" + self.trace.snippet()
+
+
+# ----------------------------------------------------------------------
+# Data and its source form in reproductions
+# ----------------------------------------------------------------------
+_BASE = bytes(range(251))
+
+
+def pattern(n: int, seed: int) -> bytes:
+    """``bytes((seed + i) % 251 for i in range(n))``, fast.
+
+    The period 251 is prime, so content shifted by any multiple of a
+    power-of-two buffer size is always different.
+    """
+    reps = (seed + n) // 251 + 1
+    return (_BASE * reps)[seed:seed + n]
+
+
+def _bytes_src(b: bytes) -> str:
+    """Python source for ``b``: a literal if short, else runs of ``pattern()``."""
+    if len(b) <= 24:
+        return repr(bytes(b))
+    runs = []
+    i = 0
+    while i < len(b):
+        j = i + 1
+        while j < len(b) and b[j] == (b[i] + j - i) % 251:
+            j += 1
+        runs.append((i, j))
+        i = j
+        if len(runs) > 4:
+            return f"bytes.fromhex({bytes(b).hex()!r})"
+    return " + ".join(
+        f"pattern({j - i}, {b[i]})" if j - i > 8 else repr(bytes(b[i:j])) for i, j in runs
+    )
+
+
+def _make_data(n: int, seed: int, kind: str) -> Tuple[Any, str]:
+    raw = pattern(n, seed)
+    src = f"pattern({n}, {seed})" if n > 8 else repr(raw)
+    if kind == "bytearray":
+        return bytearray(raw), f"bytearray({src})"
+    if kind == "memoryview":
+        return memoryview(raw), f"memoryview({src})"
+    if kind == "array":
+        return array.array("B", raw), f"array.array('B', {src})"
+    if kind == "numpy":
+        return _np.frombuffer(raw, dtype=_np.uint8), f"numpy.frombuffer({src}, dtype=numpy.uint8)"
+    return raw, src
+
+
+def _value_src(v: Any) -> str:
+    if isinstance(v, (bytes, bytearray)):
+        return _bytes_src(bytes(v))
+    if isinstance(v, tuple):
+        inner = ", ".join(_value_src(x) for x in v)
+        return f"({inner})"
+    return repr(v)
+
+
+class _Lazy:
+    """A string computed when first needed: ``str(_Lazy(f, *args)) == f(*args)``."""
+
+    __slots__ = ("fn", "args", "text")
+
+    def __init__(self, fn: Callable[..., str], *args: Any) -> None:
+        self.fn, self.args, self.text = fn, args, None
+
+    def __str__(self) -> str:
+        if self.text is None:
+            self.text = self.fn(*self.args)
+        return self.text
+
+
+class Trace:
+    """The calls of one example, as lines of a runnable Python snippet."""
+
+    def __init__(self, factory: Callable[..., Any], lock_factory: Optional[Callable[[], Any]] = None) -> None:
+        self.factory = factory
+        self.lock_factory = lock_factory
+        self.lines: List[Any] = []
+        self.failure: Optional[str] = None
+
+    def add(self, line: Any) -> None:
+        """Append a line: a string, or a :class:`_Lazy` rendered only when printed."""
+        self.lines.append(line)
+
+    def snippet(self) -> str:
+        imports = ["import array"]
+        if any("numpy." in str(line) for line in self.lines):
+            imports.append("import numpy")
+        names = [f"make_fifo = {_import(self.factory, imports)}"]
+        if self.lock_factory is not None and any(", lock)" in str(line) for line in self.lines):
+            names.append(f"lock = {_import(self.lock_factory, imports)}()")
+        head = [
+            "# Reproduction: run it with python.  Each assert holds the answer of",
+            "# kfifo.model.KfifoModel (API.md); the last one fails.",
+            *imports,
+            "",
+            *names,
+            "",
+            "",
+            "def pattern(n, seed):",
+            "    return bytes((seed + i) % 251 for i in range(n))",
+            "",
+            "",
+            "def raises(exc, call, *args):",
+            "    try:",
+            "        call(*args)",
+            "    except exc:",
+            "        return",
+            "    raise AssertionError(f'{call.__name__}{args!r} did not raise {exc.__name__}')",
+            "",
+            "",
+        ]
+        return "\n".join(head + [str(line) for line in self.lines]) + "\n"
+
+
+def _import(obj: Any, imports: List[str]) -> str:
+    """Add the import of ``obj`` to ``imports``; return the expression naming it."""
+    mod = getattr(obj, "__module__", None) or "__main__"
+    qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
+    top = sys.modules.get(mod.split(".")[0])
+    if top is not None and getattr(top, qual, None) is obj:  # kfifo._kfifo.Kfifo -> kfifo.Kfifo
+        mod = top.__name__
+    imports.append(f"from {mod} import {qual.split('.')[0]}")
+    return qual
+
+
+# ----------------------------------------------------------------------
+# Strategies
+# ----------------------------------------------------------------------
+_SIZES = st.one_of(
+    # 65537 rounds up to 128 KiB: room for a 65535-byte record with its header.
+    st.sampled_from([1, 2, 3, 4, 8, 16, 17, 64, 256, 300, 512, 1024, 4096, 65537]),
+    st.integers(1, 4096),
+)
+_STARTS = st.one_of(
+    st.sampled_from([0, UINT_MAX]),  # UINT_MAX: the first byte goes to the buffer's last slot
+    st.integers(UINT_MAX - 40, UINT_MAX),
+    st.integers(UINT_MAX - 300, UINT_MAX),
+    st.integers(UINT_MAX - 70_000, UINT_MAX),
+    st.integers(0, UINT_MAX),
+)
+#: An absolute length, or (what, delta): the fifo's len/size/avail, the next
+#: record's length ("peek") or the bytes left before the buffer's end
+#: ("to_end"), plus delta.
+_LENGTHS = st.one_of(
+    st.integers(0, 20),
+    st.sampled_from([0, 1, 255, 256, 65535, 65536]),
+    st.tuples(st.sampled_from(["avail", "size", "len", "peek", "to_end"]), st.integers(-2, 2)),
+    st.integers(0, 5000),
+)
+_COUNTS = st.one_of(_LENGTHS, st.just(UINT_MAX))
+_SEEDS = st.integers(0, 250)
+try:  # numpy arrays are bytes-like inputs too (API.md 2.1), when numpy is there
+    import numpy as _np
+except ImportError:  # pragma: no cover
+    _np = None
+_KINDS = st.sampled_from(["bytes", "bytearray", "memoryview", "array"] + (["numpy"] if _np else []))
+_RECSIZES = st.sampled_from([0, 1, 2])
+
+_BAD_CALLS = [
+    ("in_", ("text",)), ("in_", (5,)), ("in_", (None,)), ("from_user", ([1, 2],)),
+    ("out", (-1,)), ("out", (UINT_MAX + 1,)), ("out", (1.0,)), ("out", ("3",)),
+    ("to_user", (-5,)), ("to_user", (2 ** 40,)), ("skip", (2 ** 64,)), ("out_rec", (2 ** 64, 1)),
+    ("out_into", (b"read-only",)), ("out_into", ("text",)),
+    ("in_rec", (b"abc", 3)), ("in_rec", (b"", 255)), ("in_rec", (b"abc", -1)),
+    ("in_rec", ("abc", 1)), ("in_rec", (b"abc", 1.0)), ("from_user_rec", (b"x", 4)),
+    ("out_rec", (4, 3)), ("out_rec", (4, -1)), ("out_rec", (-1, 1)),
+    ("out_rec", (UINT_MAX + 1, 1)), ("out_rec", (4.0, 1)), ("to_user_rec", (4, 65536)),
+    ("peek_rec", (3,)), ("peek_rec", (-1,)), ("peek_rec", (None,)),
+    ("skip", (-1,)), ("skip", (UINT_MAX + 1,)), ("skip", (2.5,)),
+    ("skip_rec", (3,)), ("skip_rec", (7,)), ("skip_rec", ("1",)), ("peek_rec", (UINT_MAX + 1,)),
+]
+
+_QUERIES = ("len", "avail", "size", "is_empty", "is_full")
+
+
+def make_state_machine(
+    factory: Optional[Callable[..., Any]] = None,
+    *,
+    lock_factory: Optional[Callable[[], Any]] = None,
+) -> type:
+    """Build a state machine that checks ``factory(size, start=start)`` against the model.
+
+    Parameters
+    ----------
+    factory : callable, optional
+        Creates the fifo under test; called as ``factory(size, start=start)``
+        with ``size`` from 1 to 65537 and ``start`` in ``[0, 2**32)``.  The
+        object must offer the public API of ``kfifo.Kfifo`` (API.md 2.1).
+        Defaults to :class:`kfifo.Kfifo`.
+    lock_factory : callable, optional
+        If given, ``in_locked(data, lock)`` / ``out_locked(n, lock)`` are
+        exercised too, with ``lock = lock_factory()``.  Defaults to
+        ``kfifo.SpinLock`` when ``factory`` is defaulted.
+
+    Returns
+    -------
+    type
+        A :class:`~hypothesis.stateful.RuleBasedStateMachine` subclass; use
+        its ``TestCase`` attribute as a unittest/pytest test class, or pass
+        it to :func:`hypothesis.stateful.run_state_machine_as_test`.  Its
+        ``TestCase.settings`` has ``deadline=None`` and otherwise follows
+        the Hypothesis profile loaded when this function is called.
+    """
+    if factory is None:
+        import kfifo
+
+        factory = kfifo.Kfifo
+        if lock_factory is None:
+            lock_factory = getattr(kfifo, "SpinLock", None)
+
+    class KfifoStateMachine(RuleBasedStateMachine):
+        """``factory(size, start=start)`` and :class:`KfifoModel`, driven side by side."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.model: Optional[KfifoModel] = None
+            self.fifo: Any = None
+            self.lock: Any = None
+            self.failed = False
+            self.trace = Trace(factory, lock_factory)
+            STATS.trace = self.trace
+            STATS.examples += 1
+
+        # -------------------------------------------------------------- calls
+        def _fail(self, line: Any, message: str) -> None:
+            self.failed = True
+            if STATS.first_failure is None:
+                STATS.first_failure = (STATS.examples, STATS.steps, time.monotonic() - STATS.started)
+            self.trace.add(f"{line}  # <-- " + message.replace("\n", " "))
+            self.trace.failure = message
+            raise KfifoMismatch(message, self.trace)
+
+        def call(self, name: str, *args: Any, srcs: Optional[List[str]] = None,
+                 record: bool = True, model_args: Optional[tuple] = None, refused: bool = False) -> Any:
+            """Call ``name(*args)`` on both sides; compare results or exception types.
+
+            ``refused`` says the call is meant to raise: only then may the
+            model raise (anywhere else that would be a bug in the model).
+            """
+            STATS.ops[name] += 1
+            margs = args if model_args is None else model_args
+            try:
+                expected, expected_exc = getattr(self.model, name)(*margs), None
+            except Exception as exc:
+                if not refused:
+                    raise
+                expected, expected_exc = None, exc
+            try:
+                actual, actual_exc = getattr(self.fifo, name)(*args), None
+            except Exception as exc:
+                actual, actual_exc = None, exc
+            # The reproduction's lines are only rendered if a snippet is printed.
+            srcs = srcs if srcs is not None else [_Lazy(_value_src, a) for a in args]
+
+            def call_src() -> str:
+                return f"f.{name}({', '.join(map(str, srcs))})"
+
+            if expected_exc is not None:
+                kind = type(expected_exc)
+                line = _Lazy(lambda: f"raises({kind.__name__}, f.{name}{''.join(', ' + str(s) for s in srcs)})")
+                if actual_exc is None:
+                    self._fail(line, f"{call_src()} returned {actual!r}; expected {kind.__name__} ({expected_exc})")
+                if not isinstance(actual_exc, kind):
+                    self._fail(line, f"{call_src()} raised {type(actual_exc).__name__}({actual_exc}); "
+                               f"expected {kind.__name__} ({expected_exc})")
+                if record:
+                    self.trace.add(line)
+                return expected_exc
+            if actual is None and expected is None and actual_exc is None:
+                if record:
+                    self.trace.add(_Lazy(call_src))
+                return None
+            line = _Lazy(lambda: f"assert {call_src()} == {_value_src(expected)}")
+            if actual_exc is not None:
+                self._fail(line, f"{call_src()} raised {type(actual_exc).__name__}: {actual_exc}; "
+                           f"expected {_short(expected)}")
+            got = tuple(actual) if isinstance(expected, tuple) and isinstance(actual, (list, tuple)) else actual
+            if got != expected:
+                self._fail(line, f"{call_src()} returned {_short(actual)}; expected {_short(expected)}"
+                           + _difference(got, expected))
+            if record:
+                self.trace.add(line)
+            return expected
+
+        def _length(self, spec: Any, recsize: int = 0) -> int:
+            if isinstance(spec, int):
+                return spec
+            what, delta = spec
+            base = {"avail": self.model.avail, "size": self.model.size, "len": self.model.len,
+                    "peek": lambda: self.model.peek_rec(recsize),
+                    "to_end": lambda: -self.model.in_index & (self.model.size() - 1)}[what]()
+            return max(0, base + delta)
+
+        def _edges(self, name: str, before: Tuple[int, int, int], moved_in: int = 0, moved_out: int = 0) -> None:
+            m = self.model
+            old_in, old_out, _ = before
+            mask = m.size() - 1
+            if moved_in and m.in_index < old_in:
+                STATS.edges["in wraps 2**32"] += 1
+            if moved_out and m.out_index < old_out:
+                STATS.edges["out wraps 2**32"] += 1
+            if (moved_in and (old_in & mask) + moved_in > mask + 1) or \
+               (moved_out and (old_out & mask) + moved_out > mask + 1):
+                STATS.edges["copy crosses buffer end"] += 1
+            if m.is_full():
+                STATS.edges["fifo full"] += 1
+
+        def _state(self) -> Tuple[int, int, int]:
+            return self.model.in_index, self.model.out_index, self.model.len()
+
+        def _step(self) -> None:
+            STATS.steps += 1
+
+        # ---------------------------------------------------------- creation
+        @initialize(size=_SIZES, start=_STARTS)
+        def create(self, size: int, start: int) -> None:
+            STATS.ops["create"] += 1
+            self.model = KfifoModel(size, start=start)
+            line = f"f = make_fifo({size}, start={start})"
+            try:
+                self.fifo = factory(size, start=start)
+            except Exception as exc:
+                self._fail(line, f"make_fifo({size}, start={start}) raised {type(exc).__name__}: {exc}")
+            self.trace.add(line)
+            if lock_factory is not None:
+                self.lock = lock_factory()
+            if self.model.size() == 1:
+                STATS.edges["size 1"] += 1
+            if start > UINT_MAX - 65536:
+                STATS.edges["start near 2**32"] += 1
+            self.call("size")
+
+        # ------------------------------------------------------- byte stream
+        @rule(method=st.sampled_from(["in_", "from_user"]), length=_LENGTHS, seed=_SEEDS, kind=_KINDS)
+        def put(self, method: str, length: Any, seed: int, kind: str) -> None:
+            self._step()
+            n = self._length(length)
+            data, src = _make_data(n, seed, kind)
+            before = self._state()
+            stored = self.call(method, data, srcs=[src])
+            if stored < n:
+                STATS.edges["partial in"] += 1
+            self._edges(method, before, moved_in=stored)
+
+        @rule(method=st.sampled_from(["out", "to_user"]), count=_COUNTS)
+        def get(self, method: str, count: Any) -> None:
+            self._step()
+            n = self._length(count)
+            before = self._state()
+            if before[2] == 0:
+                STATS.edges["out of empty fifo"] += 1
+            data = self.call(method, n)
+            self._edges(method, before, moved_out=len(data))
+
+        @rule(count=_LENGTHS, kind=st.sampled_from(["bytearray", "memoryview", "array"]))
+        def get_into(self, count: Any, kind: str) -> None:
+            self._step()
+            n = self._length(count)
+            bufs = [bytearray(b"\xee" * n) for _ in range(2)]
+            if kind == "array":
+                bufs = [array.array("B", b) for b in bufs]
+                self.trace.add(f"buf = array.array('B', b'\\xee' * {n})")
+            else:
+                self.trace.add(f"buf = bytearray(b'\\xee' * {n})")
+            arg = (lambda b: memoryview(b)) if kind == "memoryview" else (lambda b: b)
+            src = "memoryview(buf)" if kind == "memoryview" else "buf"
+            before = self._state()
+            moved = self.call("out_into", arg(bufs[1]), model_args=(arg(bufs[0]),), srcs=[src])
+            want, got = bytes(bufs[0]), bytes(bufs[1])
+            line = _Lazy(lambda: f"assert bytes(buf) == {_bytes_src(want)}")
+            if want != got:
+                self._fail(line, f"out_into left the buffer as {_short(got)}; expected {_short(want)}"
+                           + _difference(got, want))
+            self.trace.add(line)
+            self._edges("out_into", before, moved_out=moved)
+
+        @rule(count=_COUNTS)
+        def skip(self, count: Any) -> None:
+            self._step()
+            n = self._length(count)
+            before = self._state()
+            if n >= before[2]:
+                STATS.edges["skip past len"] += 1
+            self.call("skip", n)
+            self._edges("skip", before, moved_out=before[2] - self.model.len())
+
+        @precondition(lambda self: self.lock is not None)
+        @rule(length=_LENGTHS, seed=_SEEDS, count=_COUNTS)
+        def locked(self, length: Any, seed: int, count: Any) -> None:
+            """in_locked then out_locked (only with a lock_factory)."""
+            self._step()
+            data, src = _make_data(self._length(length), seed, "bytes")
+            self.call("in_locked", data, self.lock, srcs=[src, "lock"], model_args=(data, None))
+            n = self._length(count)
+            self.call("out_locked", n, self.lock, srcs=[repr(n), "lock"], model_args=(n, None))
+
+        # ----------------------------------------------------------- records
+        @rule(method=st.sampled_from(["in_rec", "from_user_rec"]),
+              length=st.one_of(st.sampled_from([255, 256, 65535, 65536]), _LENGTHS), seed=_SEEDS,
+              kind=_KINDS, recsize=_RECSIZES)
+        def put_rec(self, method: str, length: Any, seed: int, kind: str, recsize: int) -> None:
+            self._step()
+            n = self._length(length)
+            data, src = _make_data(n, seed, kind)
+            before = self._state()
+            mask = self.model.size() - 1
+            ret = self.call(method, data, recsize, srcs=[src, repr(recsize)])
+            limit = (0, 255, 65535)[recsize]
+            if ret == 0:
+                if n == 0:
+                    STATS.edges["zero-length record"] += 1
+                if recsize and n == limit:
+                    STATS.edges["header max stored"] += 1
+                if recsize == 2 and (before[0] & mask) == mask:
+                    STATS.edges["2-byte header split"] += 1
+                self._edges(method, before, moved_in=n + recsize)
+            elif recsize and n == limit + 1:
+                STATS.edges["header max + 1 refused"] += 1
+            else:
+                STATS.edges["record refused for room"] += 1
+
+        @rule(method=st.sampled_from(["out_rec", "to_user_rec"]),
+              count=st.one_of(st.tuples(st.just("peek"), st.integers(-1, 3)), _COUNTS),
+              recsize=_RECSIZES)
+        def get_rec(self, method: str, count: Any, recsize: int) -> None:
+            self._step()
+            n = self._length(count, recsize)
+            before = self._state()
+            if before[2] == 0:
+                STATS.edges["out of empty fifo"] += 1
+            ret, data, total = self.call(method, n, recsize)
+            if ret == 0:
+                STATS.edges["out_rec success"] += 1
+                self._edges(method, before, moved_out=recsize + len(data))
+            elif ret == total and total > n:
+                STATS.edges["out_rec buffer too small"] += 1
+            else:
+                STATS.edges["out_rec incomplete"] += 1
+
+        @rule(recsize=_RECSIZES)
+        def peek_rec(self, recsize: int) -> None:
+            self._step()
+            self.call("peek_rec", recsize)
+
+        @rule(recsize=_RECSIZES)
+        def skip_rec(self, recsize: int) -> None:
+            self._step()
+            before = self._state()
+            whole = recsize + self.model.peek_rec(recsize) if recsize else None
+            self.call("skip_rec", recsize)
+            if whole is not None and whole <= before[2]:
+                STATS.edges["skip_rec one record"] += 1
+            else:
+                STATS.edges["skip_rec empties"] += 1
+            self._edges("skip_rec", before, moved_out=before[2] - self.model.len())
+
+        # ------------------------------------------------------------- state
+        @rule()
+        def reset(self) -> None:
+            self._step()
+            self.call("reset")
+
+        @rule()
+        def reset_out(self) -> None:
+            self._step()
+            self.call("reset_out")
+
+        @rule(bad=st.sampled_from(_BAD_CALLS))
+        def bad_call(self, bad: Tuple[str, tuple]) -> None:
+            """A refused call: the same exception type on both sides, nothing changed."""
+            self._step()
+            name, args = bad
+            exc = self.call(name, *args, refused=True)
+            assert isinstance(exc, Exception), f"the model accepted {name}{args!r}"
+            if isinstance(exc, TypeError):
+                STATS.edges["wrong type"] += 1
+            elif isinstance(exc, OverflowError):
+                STATS.edges["count >= 2**32"] += 1
+            elif isinstance(exc, ValueError):
+                is_rec = name.endswith("_rec")
+                STATS.edges["invalid recsize" if is_rec and args[-1] not in (0, 1, 2) else "negative count"] += 1
+
+        @rule()
+        def drain_and_refill(self) -> None:
+            """Compare the whole content, then put it back (on both sides)."""
+            self._step()
+            content = self.drain()
+            self.call("in_", content, srcs=[_Lazy(_bytes_src, content)])
+
+        def drain(self) -> bytes:
+            STATS.edges["content drained"] += 1
+            n = self.model.len()
+            before = self._state()
+            content = self.call("out", n)
+            self._edges("out", before, moved_out=n)
+            return content
+
+        # -------------------------------------------------------- invariants
+        @invariant()
+        def queries_agree(self) -> None:
+            if self.model is None:
+                return
+            for name in _QUERIES:
+                self.call(name, record=False)
+            expected = len(self.model)
+            got = len(self.fifo)
+            if got != expected:
+                self._fail(f"assert len(f) == {expected}", f"len(f) is {got}; expected {expected}")
+
+        def teardown(self) -> None:
+            """Compare what is left, then check that free() makes every call raise."""
+            if self.model is None or self.failed:
+                return
+            self.drain()
+            if not hasattr(self.fifo, "free"):
+                return
+            self.call("free")
+            for name, args in (("len", ()), ("in_", (b"x",)), ("out", (1,)), ("peek_rec", (1,))):
+                self.call(name, *args, refused=True)
+            STATS.edges["calls after free"] += 1
+
+    name = getattr(factory, "__qualname__", None) or type(factory).__name__
+    KfifoStateMachine.__name__ = KfifoStateMachine.__qualname__ = f"KfifoStateMachine_{name.replace('.', '_')}"
+    KfifoStateMachine.TestCase.settings = settings(
+        deadline=None, suppress_health_check=_QUIET_CHECKS
+    )
+    return KfifoStateMachine
+
+
+def _difference(got: Any, expected: Any) -> str:
+    """Where two results first differ, when that is not obvious from their repr."""
+    if isinstance(expected, tuple) and isinstance(got, tuple) and len(got) == len(expected):
+        for i, (g, e) in enumerate(zip(got, expected)):
+            if g != e:
+                return f" (item {i}{_difference(g, e)})"
+        return ""
+    if not isinstance(expected, bytes) or not isinstance(got, (bytes, bytearray)):
+        return ""
+    if len(got) != len(expected):
+        return f" ({len(got)} bytes instead of {len(expected)})"
+    i = next(i for i, (g, e) in enumerate(zip(got, expected)) if g != e)
+    return f" (first difference at byte {i}: {got[i]} instead of {expected[i]})"
+
+
+def _short(v: Any) -> str:
+    r = repr(v)
+    return r if len(r) <= 120 else r[:100] + f"... ({len(v) if hasattr(v, '__len__') else '?'} items)"

@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: MIT
+"""``python -m kfifo fuzz``: exit 0 on the C core, exit 1 and a runnable
+reproduction on a broken fifo (``KFIFO_FUZZ_FACTORY``)."""
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+TESTS = pathlib.Path(__file__).resolve().parent
+
+
+def fuzz(*args, factory=None, timeout=240):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
+    env.pop("KFIFO_FUZZ_FACTORY", None)
+    if factory:
+        env["KFIFO_FUZZ_FACTORY"] = factory
+    return subprocess.run([sys.executable, "-m", "kfifo", "fuzz", *args], env=env, cwd=str(TESTS),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_fuzz_on_the_c_core_passes_and_reports_coverage():
+    pytest.importorskip("kfifo").Kfifo  # needs the built extension
+    proc = fuzz("--seconds", "2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "fuzzing kfifo.Kfifo" in out
+    assert "examples" in out and "steps" in out and "operations" in out  # progress line
+    assert "no mismatch" in out
+    assert "edge cases (" in out and "in wraps 2**32" in out  # coverage summary
+
+
+def test_fuzz_on_a_broken_fifo_exits_1_with_a_runnable_reproduction(tmp_path):
+    proc = fuzz("--seconds", "60", "--quiet", factory="test_planted_bugs:PeekAvail")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "MISMATCH" in out
+    assert "make_fifo = PeekAvail" in out
+    assert "# <--" in out  # the failing call is marked
+    snippet = out[out.index("# Reproduction"):]
+    script = tmp_path / "repro.py"
+    script.write_text(snippet)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")])))
+    replay = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60)
+    assert replay.returncode == 1
+    assert "AssertionError" in replay.stderr
+
+
+def test_fuzz_hidden_factory_option_wins_over_the_environment():
+    proc = fuzz("--seconds", "60", "--quiet", "--factory", "test_planted_bugs:AvailOffByOne",
+                factory="kfifo.model:KfifoModel")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "make_fifo = AvailOffByOne" in proc.stdout
+
+
+def test_fuzz_refuses_a_bad_factory_spec():
+    proc = fuzz("--seconds", "1", factory="no_such_module_here:thing")
+    assert proc.returncode == 2
+    assert "cannot load the factory" in proc.stderr
+
+
+def test_fuzz_help_documents_the_factory_variable():
+    proc = fuzz("--help")
+    assert proc.returncode == 0
+    assert "KFIFO_FUZZ_FACTORY=module:callable" in proc.stdout
+    assert "--seconds" in proc.stdout

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: MIT
+"""The C core, through kfifo.Kfifo, against the reference model.
+
+The number of examples and steps comes from the Hypothesis profile
+(``KFIFO_HYPOTHESIS_PROFILE``: ``dev``, ``ci`` or ``long``, see
+:mod:`kfifo.testing`).  A campaign::
+
+    KFIFO_HYPOTHESIS_PROFILE=long python -m pytest tests/test_state_machine.py
+    python -m kfifo fuzz --seconds 600
+"""
+import threading
+
+import pytest
+
+from kfifo.model import KfifoModel
+from kfifo.testing import make_state_machine
+
+try:
+    import kfifo
+
+    _KFIFO_ERROR = None if hasattr(kfifo, "Kfifo") else "kfifo.Kfifo is missing"
+except ImportError as exc:  # the extension is not built
+    _KFIFO_ERROR = f"kfifo is not importable: {exc}"
+
+if _KFIFO_ERROR is None:
+    # The documented idiom: make_state_machine() defaults to kfifo.Kfifo.
+    TestKfifoAgainstModel = make_state_machine().TestCase
+else:  # pragma: no cover
+    @pytest.mark.skip(reason=_KFIFO_ERROR)
+    def test_kfifo_against_model():
+        pass
+
+
+# The machine accepts any factory; against the model itself it must find
+# nothing (a false alarm here would be a bug in the machine).
+TestModelAgainstItself = make_state_machine(KfifoModel, lock_factory=threading.Lock).TestCase
+
+
+def test_machine_class_is_named_after_its_factory():
+    assert make_state_machine(KfifoModel).__name__ == "KfifoStateMachine_KfifoModel"
