@@ -65,13 +65,22 @@ extern "C" {
  * @in and @out run freely and wrap at 2^32: (in - out) is the fill level.
  * They are accessed with C11 memory-model atomics (acquire/release, see
  * kfifo.c); kernel code that only calls the API never touches them.
+ *
+ * Each side also keeps, on its own index's cache line, the other side's
+ * index as it last read it, and its own index as it last left it: the
+ * cached copy is used only while the own index is unchanged, so code that
+ * sets @in and @out directly (tests starting near 2^32) stays correct.
  */
 struct kfifo {
 	unsigned char *buffer;
 	unsigned int size;
 	unsigned int flags;
 	KFIFO__ALIGNED unsigned int in;
+	unsigned int kfifo__in_seen;   /* private, producer's: see kfifo.c */
+	unsigned int kfifo__out_cache; /* private, producer's */
 	KFIFO__ALIGNED unsigned int out;
+	unsigned int kfifo__out_seen;  /* private, consumer's */
+	unsigned int kfifo__in_cache;  /* private, consumer's */
 };
 
 /* private: kfifo_free() frees only what kfifo_alloc() allocated */

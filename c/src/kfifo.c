@@ -23,8 +23,7 @@ static void kfifo__clear(struct kfifo *fifo)
 	fifo->buffer = NULL;
 	fifo->size = 0;
 	fifo->flags = 0;
-	kfifo__store_release(&fifo->in, 0);
-	kfifo__store_release(&fifo->out, 0);
+	kfifo_reset(fifo);
 }
 
 int kfifo_init(struct kfifo *fifo, void *buffer, unsigned int size)
@@ -68,6 +67,8 @@ void kfifo_reset(struct kfifo *fifo)
 {
 	kfifo__store_release(&fifo->in, 0);
 	kfifo__store_release(&fifo->out, 0);
+	fifo->kfifo__in_seen = fifo->kfifo__out_cache = 0;
+	fifo->kfifo__out_seen = fifo->kfifo__in_cache = 0;
 }
 
 void kfifo_reset_out(struct kfifo *fifo)
@@ -115,33 +116,51 @@ int kfifo_is_full(struct kfifo *fifo)
 
 /* ---- byte stream ------------------------------------------------------ */
 
+__attribute__((noinline, cold)) void
+kfifo__copy_in_wrap(struct kfifo *fifo, unsigned int off, const void *from,
+		    unsigned int n)
+{
+	unsigned int first = fifo->size - off;
+
+	memcpy(fifo->buffer + off, from, first);
+	memcpy(fifo->buffer, (const unsigned char *)from + first, n - first);
+}
+
+__attribute__((noinline, cold)) void
+kfifo__copy_out_wrap(struct kfifo *fifo, unsigned int off, void *to,
+		     unsigned int n)
+{
+	unsigned int first = fifo->size - off;
+
+	memcpy(to, fifo->buffer + off, first);
+	memcpy((unsigned char *)to + first, fifo->buffer, n - first);
+}
+
 unsigned int kfifo_in(struct kfifo *fifo, const void *from, unsigned int n)
 {
 	unsigned int in = kfifo__load_relaxed(&fifo->in);
-	unsigned int out = kfifo__load_acquire(&fifo->out);
-	unsigned int avail = fifo->size - (in - out);
+	unsigned int avail = kfifo__avail_for(fifo, in, n);
 
 	if (n > avail)
 		n = avail;
 	if (n == 0)
 		return 0;
 	kfifo__copy_in(fifo, in, from, n);
-	kfifo__store_release(&fifo->in, in + n);
+	kfifo__publish_in(fifo, in + n);
 	return n;
 }
 
 unsigned int kfifo_out(struct kfifo *fifo, void *to, unsigned int n)
 {
 	unsigned int out = kfifo__load_relaxed(&fifo->out);
-	unsigned int in = kfifo__load_acquire(&fifo->in);
-	unsigned int len = in - out;
+	unsigned int len = kfifo__len_for(fifo, out, n);
 
 	if (n > len)
 		n = len;
 	if (n == 0)
 		return 0;
 	kfifo__copy_out(fifo, out, to, n);
-	kfifo__store_release(&fifo->out, out + n);
+	kfifo__publish_out(fifo, out + n);
 	return n;
 }
 

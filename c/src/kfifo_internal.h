@@ -44,6 +44,73 @@ static inline unsigned int kfifo__snapshot_len(struct kfifo *fifo)
 }
 
 /*
+ * The other side's index, cached (rigtorp's SPSCQueue, the kernel's
+ * ptr_ring): reading it costs a cache miss whenever the other side wrote it
+ * since, which is every call in a busy fifo.  The producer keeps the last
+ * @out it read; it may only be behind the true @out (the consumer only
+ * moves @out forward), so the space it shows is a lower bound and is good
+ * enough whenever it covers the request.  The bound holds only while @in is
+ * where this producer left it (@kfifo__in_seen): kfifo_reset(),
+ * kfifo_init() and tests that set @in and @out by hand move it, and then
+ * the cache is refreshed.  The acquire that loaded the cached value still
+ * orders this thread after the other side's release, so using it later is
+ * as safe as using it at once.
+ */
+static inline unsigned int kfifo__avail_for(struct kfifo *fifo,
+					    unsigned int in, unsigned int need)
+{
+	unsigned int avail = fifo->size - (in - fifo->kfifo__out_cache);
+
+	if (need > avail || in != fifo->kfifo__in_seen) {
+		unsigned int out = kfifo__load_acquire(&fifo->out);
+
+		fifo->kfifo__out_cache = out;
+		fifo->kfifo__in_seen = in;
+		avail = fifo->size - (in - out);
+	}
+	return avail;
+}
+
+static inline void kfifo__publish_in(struct kfifo *fifo, unsigned int in)
+{
+	kfifo__store_release(&fifo->in, in);
+	fifo->kfifo__in_seen = in;
+}
+
+/* The consumer's mirror image: the fill level, at least @need if the fifo
+ * holds that much. */
+static inline unsigned int kfifo__len_for(struct kfifo *fifo,
+					  unsigned int out, unsigned int need)
+{
+	unsigned int len = fifo->kfifo__in_cache - out;
+
+	if (need > len || out != fifo->kfifo__out_seen) {
+		unsigned int in = kfifo__load_acquire(&fifo->in);
+
+		fifo->kfifo__in_cache = in;
+		fifo->kfifo__out_seen = out;
+		len = in - out;
+	}
+	return len;
+}
+
+static inline void kfifo__publish_out(struct kfifo *fifo, unsigned int out)
+{
+	kfifo__store_release(&fifo->out, out);
+	fifo->kfifo__out_seen = out;
+}
+
+/*
+ * The copy that crosses the end of the buffer, out of line (kfifo.c): the
+ * rare case, kept out of the callers so that their fast path needs fewer
+ * registers saved around the one memcpy.
+ */
+void kfifo__copy_in_wrap(struct kfifo *fifo, unsigned int off,
+			 const void *from, unsigned int n);
+void kfifo__copy_out_wrap(struct kfifo *fifo, unsigned int off, void *to,
+			  unsigned int n);
+
+/*
  * Copy @n bytes (0 < @n <= size) into the buffer at index @idx, splitting
  * at the end of the buffer.  One branch decides the split.
  */
@@ -51,15 +118,11 @@ static inline void kfifo__copy_in(struct kfifo *fifo, unsigned int idx,
 				  const void *from, unsigned int n)
 {
 	unsigned int off = idx & (fifo->size - 1);
-	unsigned int first = fifo->size - off;
 
-	if (n <= first) {
+	if (__builtin_expect(n <= fifo->size - off, 1))
 		memcpy(fifo->buffer + off, from, n);
-	} else {
-		memcpy(fifo->buffer + off, from, first);
-		memcpy(fifo->buffer, (const unsigned char *)from + first,
-		       n - first);
-	}
+	else
+		kfifo__copy_in_wrap(fifo, off, from, n);
 }
 
 /* Copy @n bytes (0 < @n <= size) out of the buffer from index @idx. */
@@ -67,14 +130,11 @@ static inline void kfifo__copy_out(struct kfifo *fifo, unsigned int idx,
 				   void *to, unsigned int n)
 {
 	unsigned int off = idx & (fifo->size - 1);
-	unsigned int first = fifo->size - off;
 
-	if (n <= first) {
+	if (__builtin_expect(n <= fifo->size - off, 1))
 		memcpy(to, fifo->buffer + off, n);
-	} else {
-		memcpy(to, fifo->buffer + off, first);
-		memcpy((unsigned char *)to + first, fifo->buffer, n - first);
-	}
+	else
+		kfifo__copy_out_wrap(fifo, off, to, n);
 }
 
 static inline unsigned char kfifo__byte_at(struct kfifo *fifo, unsigned int idx)

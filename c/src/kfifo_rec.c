@@ -42,13 +42,14 @@ static inline unsigned int kfifo__in_rec_impl(struct kfifo *fifo,
 					      const void *from, unsigned int n,
 					      unsigned int recsize)
 {
-	unsigned int in, out, avail;
+	unsigned int in, avail;
 
 	if (recsize > 2 || n > kfifo__rec_max(recsize))
 		return kfifo__rec_refused(n);
 	in = kfifo__load_relaxed(&fifo->in);
-	out = kfifo__load_acquire(&fifo->out);
-	avail = fifo->size - (in - out);
+	/* recsize + n, saturated: enough to decide whether to look at @out */
+	avail = kfifo__avail_for(fifo, in,
+				 n > UINT_MAX - recsize ? UINT_MAX : n + recsize);
 	/* n + recsize > avail, written so that it cannot overflow */
 	if (avail < recsize || n > avail - recsize)
 		return kfifo__rec_refused(n);
@@ -59,7 +60,7 @@ static inline unsigned int kfifo__in_rec_impl(struct kfifo *fifo,
 	if (n > 0)
 		kfifo__copy_in(fifo, in + recsize, from, n);
 	/* header and data become visible to the consumer in one store */
-	kfifo__store_release(&fifo->in, in + recsize + n);
+	kfifo__publish_in(fifo, in + recsize + n);
 	return 0;
 }
 
@@ -68,7 +69,7 @@ static inline unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
 					       unsigned int recsize,
 					       unsigned int *total)
 {
-	unsigned int out, in, used, l;
+	unsigned int out, used, l;
 
 	if (recsize > 2) {
 		if (total)
@@ -76,8 +77,7 @@ static inline unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
 		return n;
 	}
 	out = kfifo__load_relaxed(&fifo->out);
-	in = kfifo__load_acquire(&fifo->in);
-	used = in - out;
+	used = kfifo__len_for(fifo, out, recsize);
 	if (used < recsize) {
 		/* no header to read (bug 5 of the seed read a stale one) */
 		if (total)
@@ -89,12 +89,16 @@ static inline unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
 		*total = l;
 	if (l > n)
 		return l;
-	if (used - recsize < l)
-		return n;
+	if (used - recsize < l) {
+		/* the cached @in may be behind: look again before giving up */
+		used = kfifo__len_for(fifo, out, recsize + l);
+		if (used - recsize < l)
+			return n;
+	}
 	/* copy the record's l bytes, not the caller's n (seed bug 2) */
 	if (l > 0)
 		kfifo__copy_out(fifo, out + recsize, to, l);
-	kfifo__store_release(&fifo->out, out + recsize + l);
+	kfifo__publish_out(fifo, out + recsize + l);
 	return 0;
 }
 
