@@ -17,14 +17,11 @@ import pytest
 
 from kfifo.model import UINT_MAX, KfifoModel
 
-try:
-    from kfifo import Kfifo
-except ImportError:  # the extension is not built: run the table on the model only
-    Kfifo = None
+from kfifo import Kfifo
 
 IMPLEMENTATIONS = [
     pytest.param(KfifoModel, id="model"),
-    pytest.param(Kfifo, id="Kfifo", marks=pytest.mark.skipif(Kfifo is None, reason="kfifo.Kfifo not importable")),
+    pytest.param(Kfifo, id="Kfifo"),
 ]
 
 P300 = bytes(i % 251 for i in range(300))
