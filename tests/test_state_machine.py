@@ -10,7 +10,6 @@ The number of examples and steps comes from the Hypothesis profile
 """
 import threading
 
-
 from kfifo.model import KfifoModel
 from kfifo.testing import make_state_machine
 
