@@ -37,7 +37,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 KIB = 1024
 MIB = 1024 * 1024
@@ -353,6 +353,38 @@ def _deadline(timeout: float) -> Callable[[], None]:
     return check
 
 
+def _stream_pair(write: Callable[[Any], int], readinto: Callable[[Any], int], data: bytes,
+                 chunk: int, count: int, late: Callable[[], None]) -> Tuple[Callable[[], None], Callable[[], None]]:
+    """Producer and consumer for a byte ring with ``write(v) -> n`` and ``readinto(buf) -> n``."""
+    sleep = time.sleep
+    total = chunk * count
+
+    def produce() -> None:
+        whole = memoryview(data)
+        for _ in range(count):
+            v = whole
+            while True:
+                k = write(v)
+                if k == len(v):
+                    break
+                if k:
+                    v = v[k:]
+                else:
+                    late()
+                    sleep(0)
+
+    def consume() -> None:
+        buf, got = bytearray(chunk), 0
+        while got < total:
+            k = readinto(buf)
+            if k:
+                got += k
+            else:
+                late()
+                sleep(0)
+    return produce, consume
+
+
 def _spsc_bytes(name: str, m: Any, chunk: int, count: int, timeout: float) -> float:
     """Move count chunks of chunk bytes from a producer to a consumer."""
     data = bytes(chunk)
@@ -363,32 +395,8 @@ def _spsc_bytes(name: str, m: Any, chunk: int, count: int, timeout: float) -> fl
 
     if name == "kfifo":
         f = m.Kfifo(cap)
-
-        def produce() -> None:
-            fin, whole = f.in_, memoryview(data)
-            for _ in range(count):
-                v = whole
-                while True:
-                    k = fin(v)
-                    if k == len(v):
-                        break
-                    if k:
-                        v = v[k:]
-                    else:
-                        late()
-                        sleep(0)
-
-        def consume() -> None:
-            fout, buf, got = f.out_into, bytearray(chunk), 0
-            while got < total:
-                k = fout(buf)
-                if k:
-                    got += k
-                else:
-                    late()
-                    sleep(0)
         try:
-            return _two_threads(produce, consume, timeout)
+            return _two_threads(*_stream_pair(f.in_, f.out_into, data, chunk, count, late), timeout)
         finally:
             f.free()
 
@@ -417,31 +425,7 @@ def _spsc_bytes(name: str, m: Any, chunk: int, count: int, timeout: float) -> fl
 
     if name == "pa-ringbuffer":
         r = m(1, cap)
-
-        def produce() -> None:
-            write, whole = r.write, memoryview(data)
-            for _ in range(count):
-                v = whole
-                while True:
-                    k = write(v)
-                    if k == len(v):
-                        break
-                    if k:
-                        v = v[k:]
-                    else:
-                        late()
-                        sleep(0)
-
-        def consume() -> None:
-            readinto, buf, got = r.readinto, bytearray(chunk), 0
-            while got < total:
-                k = readinto(buf)
-                if k:
-                    got += k
-                else:
-                    late()
-                    sleep(0)
-        return _two_threads(produce, consume, timeout)
+        return _two_threads(*_stream_pair(r.write, r.readinto, data, chunk, count, late), timeout)
 
     return _spsc_objects(name, m, data, count, timeout)
 
