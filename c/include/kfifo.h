@@ -76,7 +76,7 @@ struct kfifo {
 	unsigned int size;
 	unsigned int flags;
 	KFIFO__ALIGNED unsigned int in;
-	unsigned int kfifo__in_seen;   /* private, producer's: see kfifo.c */
+	unsigned int kfifo__in_seen;   /* private, producer's: see kfifo_internal.h */
 	unsigned int kfifo__out_cache; /* private, producer's */
 	KFIFO__ALIGNED unsigned int out;
 	unsigned int kfifo__out_seen;  /* private, consumer's */

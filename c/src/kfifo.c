@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kfifo.c - the byte FIFO and its record layer.
+ * kfifo.c - set-up, size queries, the byte stream and the locked calls
+ * (records are in kfifo_rec.c, the spinlock in kfifo_spinlock.c).
  *
  * Memory model.  @in is written only by the producer and @out only by the
  * consumer.  The producer reads @out with acquire (the consumer has finished
@@ -10,6 +11,9 @@
  * relaxed.  We use the compiler's C11 atomic builtins on plain unsigned
  * ints, which is what <stdatomic.h> expands to, so that struct kfifo keeps
  * the seed's plain layout and the header stays usable from C++.
+ *
+ * Each side reads the other side's index only when its cached copy shows
+ * too little room or data (kfifo_internal.h explains why that is safe).
  */
 #include "kfifo_internal.h"
 
