@@ -78,6 +78,7 @@ void kfifo_reset(struct kfifo *fifo)
 void kfifo_reset_out(struct kfifo *fifo)
 {
 	kfifo__store_release(&fifo->out, kfifo__load_acquire(&fifo->in));
+	kfifo__debug_check(fifo);
 }
 
 int kfifo_valid(struct kfifo *fifo)
@@ -188,6 +189,7 @@ void kfifo_skip(struct kfifo *fifo, unsigned int len)
 		kfifo__store_release(&fifo->out, out + len);
 	else
 		kfifo__store_release(&fifo->out, in);
+	kfifo__debug_check(fifo);
 }
 
 /* ---- locked calls ----------------------------------------------------- */

@@ -11,6 +11,18 @@
 
 #include <string.h>
 
+/*
+ * Debug builds (KFIFO_DEBUG, which CMake defines for CMAKE_BUILD_TYPE=Debug)
+ * check the invariants of kfifo_valid() after every store of an index.  The
+ * check reads a consistent snapshot, so it holds while the other side runs.
+ */
+#ifdef KFIFO_DEBUG
+#include <assert.h>
+#define kfifo__debug_check(fifo) assert(kfifo_valid(fifo))
+#else
+#define kfifo__debug_check(fifo) ((void)0)
+#endif
+
 static inline unsigned int kfifo__load_relaxed(const unsigned int *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
@@ -75,6 +87,7 @@ static inline void kfifo__publish_in(struct kfifo *fifo, unsigned int in)
 {
 	kfifo__store_release(&fifo->in, in);
 	fifo->kfifo__in_seen = in;
+	kfifo__debug_check(fifo);
 }
 
 /* The consumer's mirror image: the fill level, at least @need if the fifo
@@ -98,6 +111,7 @@ static inline void kfifo__publish_out(struct kfifo *fifo, unsigned int out)
 {
 	kfifo__store_release(&fifo->out, out);
 	fifo->kfifo__out_seen = out;
+	kfifo__debug_check(fifo);
 }
 
 /*

@@ -131,10 +131,12 @@ void kfifo__skip_rec_generic(struct kfifo *fifo, unsigned int recsize)
 		l = kfifo__read_header(fifo, out, recsize);
 		if (l <= used - recsize) {
 			kfifo__store_release(&fifo->out, out + recsize + l);
+			kfifo__debug_check(fifo);
 			return;
 		}
 	}
 	kfifo__store_release(&fifo->out, in);
+	kfifo__debug_check(fifo);
 }
 
 unsigned int kfifo__in_rec_generic(struct kfifo *fifo, const void *from,

@@ -6,7 +6,8 @@
 #
 #   gcc      -Werror build with gcc, ctest                   BUILD_ROOT/c-gcc
 #   clang    -Werror build with clang, ctest (if clang)      BUILD_ROOT/c-clang
-#   asan     AddressSanitizer + UBSan (gcc), ctest           BUILD_ROOT/c-asan
+#   asan     AddressSanitizer + UBSan (gcc), Debug build    BUILD_ROOT/c-asan
+#            (the library asserts kfifo_valid() after every index store)
 #   tsan     ThreadSanitizer (gcc), ctest, shorter stress    BUILD_ROOT/c-tsan
 #   fuzz     libFuzzer (clang), fixed time budget            BUILD_ROOT/c-fuzz
 #   replay   the committed corpus c/fuzz/corpus through a plain gcc driver
@@ -151,7 +152,8 @@ fi
 ctest_stage asan "$BUILD_ROOT/c-asan" \
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  -- -DCMAKE_C_COMPILER=gcc "${WERROR[@]}" -DKFIFO_ASAN=ON -DKFIFO_UBSAN=ON
+  -- -DCMAKE_C_COMPILER=gcc "${WERROR[@]}" -DKFIFO_ASAN=ON -DKFIFO_UBSAN=ON \
+  -DCMAKE_BUILD_TYPE=Debug
 
 # ---- 3. ThreadSanitizer (the stress default is 10x shorter there) --------
 ctest_stage tsan "$BUILD_ROOT/c-tsan" \
