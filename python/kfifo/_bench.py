@@ -179,36 +179,25 @@ def _check(name: str, got: Any, want: int) -> None:
         raise RuntimeError(f"{name}: a round trip returned {n} of {want} bytes")
 
 
-def _inout_kfifo(m: Any, data: Any, iters: int) -> float:
+def _inout_kfifo(m: Any, data: Any, iters: int, into: bool = False) -> float:
+    """kfifo in_ then out(n); with ``into``, out_into(buf), the copy-free way out."""
     n = _nbytes(data)
     f = m.Kfifo(_pow2(4 * n))
-    fin, fout = f.in_, f.out
+    fin = f.in_
+    fout, arg = (f.out_into, bytearray(n)) if into else (f.out, n)
     got = None
     t0 = time.perf_counter()
     for _ in range(iters):
         fin(data)
-        got = fout(n)
+        got = fout(arg)
     t1 = time.perf_counter()
     f.free()
-    _check("kfifo", got, n)
+    _check("kfifo out_into" if into else "kfifo", got, n)
     return t1 - t0
 
 
 def _inout_kfifo_into(m: Any, data: Any, iters: int) -> float:
-    """kfifo with out_into(): the copy-free way out for big chunks."""
-    n = _nbytes(data)
-    f = m.Kfifo(_pow2(4 * n))
-    fin, fout = f.in_, f.out_into
-    buf = bytearray(n)
-    got = None
-    t0 = time.perf_counter()
-    for _ in range(iters):
-        fin(data)
-        got = fout(buf)
-    t1 = time.perf_counter()
-    f.free()
-    _check("kfifo out_into", got, n)
-    return t1 - t0
+    return _inout_kfifo(m, data, iters, into=True)
 
 
 def _inout_deque(m: Any, data: Any, iters: int) -> float:
