@@ -14,22 +14,8 @@ set -uo pipefail
 check_only=0
 [[ ${1:-} == --check ]] && check_only=1
 
-have() { command -v "$1" >/dev/null 2>&1; }
-
-# clang can build and link a libFuzzer target (needs libclang-rt-N-dev).
-libfuzzer_works() {
-  have clang || return 1
-  local dir
-  dir=$(mktemp -d) || return 1
-  printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
-    'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);' \
-    'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }' \
-    > "$dir/f.c"
-  clang -fsanitize=fuzzer,address,undefined "$dir/f.c" -o "$dir/f" >/dev/null 2>&1
-  local rc=$?
-  rm -rf "$dir"
-  return $rc
-}
+# shellcheck source=scripts/toolchain.sh
+source "$(dirname "$0")/toolchain.sh"
 
 missing=()
 have clang || missing+=(clang)

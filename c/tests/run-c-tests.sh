@@ -52,7 +52,9 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 FUZZ_SECONDS=${KFIFO_FUZZ_SECONDS:-45}
 export KFIFO_TEST_SEED=${KFIFO_TEST_SEED:-$(( $(date +%s) % 1000000007 + 1 ))}
 
-have() { command -v "$1" >/dev/null 2>&1; }
+# have, libfuzzer_works
+# shellcheck source=scripts/toolchain.sh
+source "$ROOT/scripts/toolchain.sh"
 
 summary=()
 failed=0
@@ -115,20 +117,6 @@ ctest_stage() {
 }
 
 tsan_runs() { "$1/c/tests/test_harness_selftest" >/dev/null 2>&1; }
-
-libfuzzer_works() {
-  local dir
-  have clang || return 1
-  dir=$(mktemp -d) || return 1
-  printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
-    'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);' \
-    'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }' \
-    >"$dir/f.c"
-  clang -fsanitize=fuzzer,address,undefined "$dir/f.c" -o "$dir/f" >/dev/null 2>&1
-  local rc=$?
-  rm -rf "$dir"
-  return $rc
-}
 
 echo "run-c-tests: sources $ROOT, builds in $BUILD_ROOT, $JOBS jobs, KFIFO_TEST_SEED=$KFIFO_TEST_SEED"
 
