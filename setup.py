@@ -5,11 +5,15 @@
 source tree is never written to):
 
 1. runs CMake on the project's own top-level ``CMakeLists.txt`` to build
-   ``libkfifo.a`` (position-independent code), so that the compiler flags
-   of the C core live in one place only;
-2. runs SWIG (``-python -builtin``) on ``swig/kfifo.i``;
+   ``libkfifo.a`` and the binding's own C, ``libkfifo_py.a`` (from
+   ``swig/kfifo_py.c``), so that the compiler flags of every hand-written
+   C file live in one place only;
+2. runs SWIG (``-python``) on ``swig/kfifo.i``;
 3. compiles the generated wrapper into the extension ``kfifo._kfifo``,
-   linked against that ``libkfifo.a``.
+   linked against those two libraries.
+
+``KFIFO_SANITIZE=address,undefined`` (used by ``run-tests``) builds all of
+it with those sanitizers, for running the Python tests under ASan.
 
 SWIG and CMake come from PyPI (``pyproject.toml`` lists them as build
 requirements); a ``swig``/``cmake`` on ``PATH`` is used when the PyPI ones
@@ -26,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -81,16 +86,16 @@ class CMakeSwigBuildExt(build_ext):
     def run(self) -> None:
         temp = os.path.abspath(self.build_temp)
         os.makedirs(temp, exist_ok=True)
-        lib = self._build_c_core(os.path.join(temp, "cmake"))
+        libs = self._build_c_core(os.path.join(temp, "cmake"))
         wrap = self._run_swig(temp)
         for ext in self.extensions:
             ext.sources = [wrap]
-            ext.extra_objects = [lib]
+            ext.extra_objects = libs
         super().run()
 
-    def _build_c_core(self, build_dir: str) -> str:
+    def _build_c_core(self, build_dir: str) -> list[str]:
         cmake = _cmake_command()
-        self.announce("building libkfifo.a with CMake in %s" % build_dir, level=2)
+        self.announce("building libkfifo.a and libkfifo_py.a with CMake in %s" % build_dir, level=2)
         subprocess.check_call(
             cmake
             + [
@@ -99,29 +104,35 @@ class CMakeSwigBuildExt(build_ext):
                 "-DBUILD_TESTING=OFF",
                 "-DCMAKE_BUILD_TYPE=Release",
                 "-DCMAKE_POSITION_INDEPENDENT_CODE=ON",
+                "-DKFIFO_PYTHON=ON",
+                "-DKFIFO_PYTHON_INCLUDE_DIR=" + sysconfig.get_paths()["include"],
+                "-DKFIFO_PY_GIL_THRESHOLD=" + os.environ.get("KFIFO_GIL_THRESHOLD", ""),
             ]
+            + ["-DKFIFO_%s=ON" % s.upper() for s in _sanitizers()]
         )
         jobs = str(self.parallel or os.cpu_count() or 1)
         subprocess.check_call(
-            cmake + ["--build", build_dir, "--target", "kfifo", "--config", "Release", "-j", jobs]
+            cmake
+            + ["--build", build_dir, "--target", "kfifo_py", "kfifo", "--config", "Release", "-j", jobs]
         )
-        found = glob.glob(os.path.join(build_dir, "**", "libkfifo.a"), recursive=True)
-        found += glob.glob(os.path.join(build_dir, "**", "kfifo.lib"), recursive=True)
-        if not found:
-            raise RuntimeError("CMake did not produce libkfifo.a in %s" % build_dir)
-        return found[0]
+        libs = []
+        for name in ("kfifo_py", "kfifo"):  # link order: the binding, then the core
+            found = glob.glob(os.path.join(build_dir, "**", "lib%s.a" % name), recursive=True)
+            if not found:
+                raise RuntimeError("CMake did not produce lib%s.a in %s" % (name, build_dir))
+            libs.append(found[0])
+        return libs
 
     def _run_swig(self, temp: str) -> str:
         wrap = os.path.join(temp, "kfifo_wrap.c")
         interface = os.path.join(HERE, "swig", "kfifo.i")
         self.announce("running SWIG on %s" % interface, level=2)
-        # -builtin: C-level types and methods (see swig/kfifo.i for why);
         # -interface _kfifo: the C module itself is kfifo._kfifo, SWIG's
         # Python shim (written to build_temp) is not needed and not installed.
         subprocess.check_call(
             _swig_command()
             + [
-                "-python", "-builtin", "-interface", "_kfifo",
+                "-python", "-interface", "_kfifo",
                 "-I" + os.path.join(HERE, "c", "include"),
                 "-I" + os.path.join(HERE, "swig"),
                 "-outdir", temp,
@@ -132,20 +143,30 @@ class CMakeSwigBuildExt(build_ext):
         return wrap
 
 
-def _define_macros() -> list[tuple[str, str]]:
-    # For measuring only: KFIFO_GIL_THRESHOLD=<bytes> overrides the copy size
-    # from which the GIL is released (see KF_GIL_THRESHOLD in swig/kfifo.i).
-    value = os.environ.get("KFIFO_GIL_THRESHOLD")
-    if value:
-        return [("KF_GIL_THRESHOLD", "%uu" % int(value))]
-    return []
+def _sanitizers() -> list[str]:
+    # KFIFO_SANITIZE=address,undefined: CMake's KFIFO_ASAN/KFIFO_UBSAN names
+    names = {"address": "asan", "undefined": "ubsan"}
+    value = os.environ.get("KFIFO_SANITIZE", "")
+    wanted = [s.strip() for s in value.split(",") if s.strip()]
+    for s in wanted:
+        if s not in names:
+            raise RuntimeError("KFIFO_SANITIZE: unknown sanitizer %r (address, undefined)" % s)
+    return [names[s] for s in wanted]
+
+
+def _sanitize_args() -> list[str]:
+    value = os.environ.get("KFIFO_SANITIZE", "")
+    if not value:
+        return []
+    return ["-fsanitize=" + value, "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
 
 
 def _link_args() -> list[str]:
+    args = _sanitize_args()
     # Keep the C core's symbols private to the extension on ELF platforms.
     if sys.platform.startswith("linux"):
-        return ["-Wl,--exclude-libs,ALL"]
-    return []
+        args.append("-Wl,--exclude-libs,ALL")
+    return args
 
 
 setup(
@@ -156,8 +177,8 @@ setup(
             # replaced by the generated wrapper in CMakeSwigBuildExt.run();
             # listed so that an sdist always carries the interface
             sources=["swig/kfifo.i"],
-            include_dirs=[os.path.join(HERE, "c", "include")],
-            define_macros=_define_macros(),
+            include_dirs=[os.path.join(HERE, "c", "include"), os.path.join(HERE, "swig")],
+            extra_compile_args=_sanitize_args(),
             extra_link_args=_link_args(),
         )
     ],

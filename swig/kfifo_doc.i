@@ -2,78 +2,13 @@
 /*
  * kfifo_doc.i - numpydoc docstrings of kfifo.Kfifo and kfifo.SpinLock.
  *
- * The types are SWIG builtin types (see kfifo.i), so their docstrings live
- * here.  Each begins with a text signature ("name($self, ...)\n--\n\n")
+ * SWIG puts them in the method tables of its wrappers, which become the
+ * methods of the two types (see kfifo.i); the types' own docstrings are in
+ * kfifo_py.c.  Each begins with a text signature ("name($self, ...)\n--\n\n")
  * that inspect.signature() and help() understand.
  */
 
-%feature("docstring") kfifo_py %{Kfifo(size=None, *, start=0, buffer=None)
---
-
-A byte FIFO over a power-of-two ring buffer: the Linux kernel's kfifo
-("new kfifo API v0.3") in C, here with a Python interface.
-
-Methods keep the C names without the ``kfifo_`` prefix (``in`` is a
-Python keyword, hence ``in_``) and the C return conventions, with
-``bytes`` in place of output buffers.
-
-Parameters
-----------
-size : int, optional
-    Buffer size in bytes, rounded up to a power of two
-    (``kfifo_alloc``). 1 to 2**31.
-start : int, keyword-only
-    Initial value of both indices, taken modulo 2**32. Indices run
-    freely and wrap at 2**32; a start near 2**32 lets tests cross the
-    wrap at once.
-buffer : writable bytes-like object, keyword-only
-    Use this memory instead of allocating (``kfifo_init``); its length
-    must be a power of two (1 to 2**31). The object is kept alive and
-    exported (a ``bytearray`` cannot be resized) until ``free()``; it is
-    never copied, so the fifo's bytes are visible in it.
-
-Give either ``size`` or ``buffer``.
-
-Raises
-------
-ValueError
-    ``size`` is 0 or larger than 2**31; ``buffer`` is read-only, not
-    contiguous, or its length is not a power of two.
-TypeError
-    A wrong type, or both or neither of ``size`` and ``buffer``.
-MemoryError
-    The buffer cannot be allocated.
-
-Notes
------
-Inputs are any C-contiguous bytes-like object (bytes, bytearray,
-memoryview, array.array, numpy arrays), read in place without a copy.
-Non-contiguous buffers are refused with ``TypeError``: copy them first.
-
-Threads: one producer thread (``in_``, ``from_user``, ``in_rec``, ...)
-and one consumer thread (``out``, ``out_into``, ``out_rec``, ``skip``,
-``peek_rec``, ``reset_out``, ...) run in parallel without a lock, as in
-C; copies of 64 KiB or more run without the GIL. Any other use from
-several threads is serialised per side, never crashes and leaves a valid
-fifo; several producers or consumers should use ``in_locked`` and
-``out_locked``. ``reset()`` and ``free()`` wait for calls in flight.
-
-Examples
---------
->>> f = Kfifo(1000)
->>> f.size()
-1024
->>> f.in_(b"hello")
-5
->>> f.out(3)
-b'hel'
->>> f.in_rec(b"record", 1)
-0
->>> f.out(2), f.out_rec(64, 1)
-(b'lo', (0, b'record', 6))
-%}
-
-%feature("docstring") kfifo_py::in_ %{in_($self, data, /)
+%feature("docstring") kfpy_in %{in_($self, data, /)
 --
 
 Put bytes into the fifo (``kfifo_in``).
@@ -93,7 +28,7 @@ Notes
 Producer side.
 %}
 
-%feature("docstring") kfifo_py::from_user %{from_user($self, data, /)
+%feature("docstring") kfpy_from_user %{from_user($self, data, /)
 --
 
 Put bytes into the fifo (``kfifo_from_user``): the same as ``in_``.
@@ -109,7 +44,7 @@ int
     The number of bytes stored.
 %}
 
-%feature("docstring") kfifo_py::in_rec %{in_rec($self, data, recsize, /)
+%feature("docstring") kfpy_in_rec %{in_rec($self, data, recsize, /)
 --
 
 Store ``data`` as one record (``kfifo_in_rec``).
@@ -137,7 +72,7 @@ ValueError
     ``recsize`` is not 0, 1 or 2.
 %}
 
-%feature("docstring") kfifo_py::from_user_rec %{from_user_rec($self, data, recsize, /)
+%feature("docstring") kfpy_from_user_rec %{from_user_rec($self, data, recsize, /)
 --
 
 Store one record (``kfifo_from_user_rec``): the same as ``in_rec``.
@@ -155,7 +90,7 @@ int
     0 on success, ``len(data) + 1`` when refused.
 %}
 
-%feature("docstring") kfifo_py::in_locked %{in_locked($self, data, lock, /)
+%feature("docstring") kfpy_in_locked %{in_locked($self, data, lock, /)
 --
 
 Put bytes into the fifo under ``lock`` (``kfifo_in_locked``).
@@ -176,7 +111,7 @@ int
     The number of bytes stored.
 %}
 
-%feature("docstring") kfifo_py::out %{out($self, n, /)
+%feature("docstring") kfpy_out %{out($self, n, /)
 --
 
 Take up to ``n`` bytes out of the fifo (``kfifo_out``).
@@ -203,7 +138,7 @@ Notes
 Consumer side.
 %}
 
-%feature("docstring") kfifo_py::to_user %{to_user($self, n, /)
+%feature("docstring") kfpy_to_user %{to_user($self, n, /)
 --
 
 Take up to ``n`` bytes out (``kfifo_to_user``): the same as ``out``.
@@ -219,7 +154,7 @@ bytes
     The bytes removed.
 %}
 
-%feature("docstring") kfifo_py::out_into %{out_into($self, buffer, /)
+%feature("docstring") kfpy_out_into %{out_into($self, buffer, /)
 --
 
 Take bytes out of the fifo into ``buffer``, like ``readinto``.
@@ -237,7 +172,7 @@ int
     The number of bytes copied and removed.
 %}
 
-%feature("docstring") kfifo_py::out_rec %{out_rec($self, n, recsize, /)
+%feature("docstring") kfpy_out_rec %{out_rec($self, n, recsize, /)
 --
 
 Take one record out of the fifo (``kfifo_out_rec``).
@@ -259,7 +194,7 @@ tuple of (int, bytes, int)
     Nothing is removed unless ``ret == 0``.
 %}
 
-%feature("docstring") kfifo_py::to_user_rec %{to_user_rec($self, n, recsize, /)
+%feature("docstring") kfpy_to_user_rec %{to_user_rec($self, n, recsize, /)
 --
 
 Take one record out (``kfifo_to_user_rec``): the same as ``out_rec``.
@@ -277,7 +212,7 @@ tuple of (int, bytes, int)
     ``(ret, data, total)`` as for ``out_rec``.
 %}
 
-%feature("docstring") kfifo_py::out_locked %{out_locked($self, n, lock, /)
+%feature("docstring") kfpy_out_locked %{out_locked($self, n, lock, /)
 --
 
 Take up to ``n`` bytes out under ``lock`` (``kfifo_out_locked``).
@@ -298,7 +233,7 @@ bytes
     The bytes removed.
 %}
 
-%feature("docstring") kfifo_py::peek_rec %{peek_rec($self, recsize, /)
+%feature("docstring") kfpy_peek_rec %{peek_rec($self, recsize, /)
 --
 
 The length of the next record (``kfifo_peek_rec``), without removing it.
@@ -315,7 +250,7 @@ int
     bytes are stored; ``len()`` for ``recsize`` 0.
 %}
 
-%feature("docstring") kfifo_py::skip %{skip($self, n, /)
+%feature("docstring") kfpy_skip %{skip($self, n, /)
 --
 
 Drop ``n`` bytes (``kfifo_skip``); ``n >= len()`` empties the fifo.
@@ -326,7 +261,7 @@ n : int
     The number of bytes to drop.
 %}
 
-%feature("docstring") kfifo_py::skip_rec %{skip_rec($self, recsize, /)
+%feature("docstring") kfpy_skip_rec %{skip_rec($self, recsize, /)
 --
 
 Drop the next record (``kfifo_skip_rec``).
@@ -340,7 +275,7 @@ recsize : {0, 1, 2}
     Header size.
 %}
 
-%feature("docstring") kfifo_py::reset %{reset($self, /)
+%feature("docstring") kfpy_reset %{reset($self, /)
 --
 
 Empty the fifo (``kfifo_reset``: ``in = out = 0``).
@@ -348,13 +283,13 @@ Empty the fifo (``kfifo_reset``: ``in = out = 0``).
 Waits for calls in flight on either side.
 %}
 
-%feature("docstring") kfifo_py::reset_out %{reset_out($self, /)
+%feature("docstring") kfpy_reset_out %{reset_out($self, /)
 --
 
 Discard all content from the consumer side (``kfifo_reset_out``).
 %}
 
-%feature("docstring") kfifo_py::free %{free($self, /)
+%feature("docstring") kfpy_free %{free($self, /)
 --
 
 Free the buffer (``kfifo_free``).
@@ -365,7 +300,7 @@ Waits for calls in flight; afterwards every call but ``free()`` raises
 Kfifo(n) as f:`` calls ``free()`` on exit.
 %}
 
-%feature("docstring") kfifo_py::len %{len($self, /)
+%feature("docstring") kfpy_len %{len($self, /)
 --
 
 The number of bytes stored (``kfifo_len``); also ``len(f)``.
@@ -375,7 +310,7 @@ Returns
 int
 %}
 
-%feature("docstring") kfifo_py::size %{size($self, /)
+%feature("docstring") kfpy_size %{size($self, /)
 --
 
 The buffer size in bytes, a power of two (``kfifo_size``).
@@ -385,7 +320,7 @@ Returns
 int
 %}
 
-%feature("docstring") kfifo_py::avail %{avail($self, /)
+%feature("docstring") kfpy_avail %{avail($self, /)
 --
 
 The number of free bytes, ``size() - len()`` (``kfifo_avail``).
@@ -395,7 +330,7 @@ Returns
 int
 %}
 
-%feature("docstring") kfifo_py::is_empty %{is_empty($self, /)
+%feature("docstring") kfpy_is_empty %{is_empty($self, /)
 --
 
 Whether the fifo holds no byte (``kfifo_is_empty``).
@@ -405,7 +340,7 @@ Returns
 bool
 %}
 
-%feature("docstring") kfifo_py::is_full %{is_full($self, /)
+%feature("docstring") kfpy_is_full %{is_full($self, /)
 --
 
 Whether the fifo has no free byte (``kfifo_is_full``).
@@ -415,7 +350,7 @@ Returns
 bool
 %}
 
-%feature("docstring") kfifo_py::is_freed %{is_freed($self, /)
+%feature("docstring") kfpy_is_freed %{is_freed($self, /)
 --
 
 Whether ``free()`` has run. Never raises.
@@ -425,7 +360,7 @@ Returns
 bool
 %}
 
-%feature("docstring") kfifo_py::valid %{valid($self, /)
+%feature("docstring") kfpy_valid %{valid($self, /)
 --
 
 Check the fifo's invariants (``kfifo_valid``): the size is a power of
@@ -436,29 +371,25 @@ Returns
 bool
 %}
 
-%feature("docstring") kfifo_py::__enter__ %{__enter__($self, /)
+%feature("docstring") kfpy_enter %{__enter__($self, /)
 --
 
 Return the fifo itself.
 %}
 
-%feature("docstring") kfifo_py::__exit__ %{__exit__($self, exc_type, exc, tb, /)
+%feature("docstring") kfpy_exit %{__exit__($self, exc_type, exc, tb, /)
 --
 
 Call ``free()``; exceptions propagate.
 %}
 
-%feature("docstring") kf_spinlock %{SpinLock()
+%feature("docstring") kfpy_reduce_ex %{__reduce_ex__($self, protocol, /)
 --
 
-A userspace spinlock (``spinlock_t``) for ``in_locked``/``out_locked``.
-
-All producers of a fifo share one lock, all consumers another. It is
-only taken inside those calls, never from Python, so it cannot be held
-across Python code. A thread that finds it busy waits without the GIL.
+Refuse to pickle (``TypeError``): a fifo is memory of this process.
 %}
 
-%feature("docstring") kf_spinlock::locked %{locked($self, /)
+%feature("docstring") kfpy_spin_locked %{locked($self, /)
 --
 
 Whether the lock is held right now (a snapshot, for diagnostics).

@@ -143,15 +143,6 @@ def test_init_twice_is_refused():
     assert f.size() == 8
 
 
-def test_uninitialised_object_raises_instead_of_crashing():
-    f = Kfifo.__new__(Kfifo)
-    with pytest.raises(TypeError):
-        f.in_(b"x")
-    with pytest.raises(TypeError):
-        len(f)
-    assert "uninitialised" in repr(f)
-
-
 # ---- start: indices near 2**32 ---------------------------------------------------
 
 

@@ -1,0 +1,1273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfifo_py.c - the types kfifo.Kfifo and kfifo.SpinLock (see kfifo_py.h).
+ *
+ * ---- Threads: the side flags -----------------------------------------------
+ *
+ * The C core is safe for one producer and one consumer.  Python code can
+ * call from any number of threads, so each side (producer, consumer) of a
+ * fifo has a busy flag, and every call of a side runs only while the flag
+ * of its side is clear:
+ *
+ *   - Calls that never release the GIL (the common, small case) just check
+ *     that the side is idle.  Holding the GIL, nobody else can start or be
+ *     half-way through a call that holds the GIL, so the check is enough and
+ *     costs no atomic instruction.
+ *   - A call that releases the GIL (a copy of at least KFPY_GIL_THRESHOLD
+ *     bytes, or a wait for the user's SpinLock) first claims its side: sets
+ *     the flag and takes the side's gate lock, both under the GIL; it gives
+ *     them back after it has the GIL again (kf_run).
+ *   - A call that finds its side busy takes a ticket, releases the GIL,
+ *     blocks on the gate (and lets it go at once), takes the GIL back and
+ *     checks again; tickets let waiters in in order, so a thread that calls
+ *     again and again starves nobody, free() included.
+ *
+ * The flags and tickets are read and written only under the GIL: that is
+ * the lock.  reset() and free() wait for both sides.  A call never waits for
+ * a gate while holding the GIL, and a gate holder needs nothing but the GIL,
+ * so nothing can deadlock.  This relies on the GIL: free-threaded CPython is
+ * refused at compile time.  Lock order: producer side, consumer side, then
+ * the user's SpinLock (taken inside kfifo_in_locked/kfifo_out_locked only).
+ *
+ * What that buys: two unlocked producers (or consumers) are serialised
+ * instead of corrupting the indices; free() waits for calls in flight and
+ * every later call raises ValueError; in - out never exceeds the size.
+ *
+ * ---- Memory the C core writes ----------------------------------------------
+ *
+ * Rule: the capacity passed to the C core is the size of memory this file
+ * owns for that call, never a number derived from a second read of the
+ * fifo.  The data of a Kfifo(buffer=obj) fifo can be rewritten at any time
+ * by code that does not hold the GIL (a second fifo over the same object,
+ * numpy.copyto), so a record header read twice may differ: out_rec() reads
+ * it only inside the C call that copies, with its own buffer's size.
+ *
+ * ---- Interpreter exit --------------------------------------------------------
+ *
+ * At finalisation daemon threads stop for ever the moment they ask for the
+ * GIL, so a side they hold (or queue for) is never given back.  A call that
+ * would wait for such a side then raises instead of hanging, and free() or
+ * the destructor leave the fifo's memory (and the exported buffer=) alone:
+ * a daemon thread may still be copying into it without the GIL.  That
+ * memory is leaked, once, at exit.
+ */
+#include "kfifo_py.h"
+
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pythread.h"
+
+#if defined(Py_GIL_DISABLED)
+#error "kfifo._kfifo serialises threads with the GIL; free-threaded CPython is not supported"
+#endif
+
+#if PY_VERSION_HEX >= 0x030D0000
+#define kf_finalizing() Py_IsFinalizing()
+#else
+#define kf_finalizing() _Py_IsFinalizing()
+#endif
+
+/* out(n) of at most this many bytes goes through a stack buffer */
+#define KF_SMALL_OUT 256u
+
+/* All fields but the gate are read and written only under the GIL. */
+typedef struct {
+	int busy;                  /* a call of this side runs without the GIL */
+	unsigned long next_ticket; /* waiters take tickets ... */
+	unsigned long serving;     /* ... and go in in order */
+	PyThread_type_lock gate;   /* held by the busy call; waiters block on it */
+} kf_side;
+
+/*
+ * What a thread without the GIL may touch.  Allocated apart from the Python
+ * object (and cache-line aligned, for the indices of struct kfifo), so that
+ * at interpreter exit it can be left to a daemon thread still using it.
+ */
+typedef struct {
+	struct kfifo fifo;
+	kf_side prod;
+	kf_side cons;
+} kf_state;
+
+struct kfpy_kfifo {
+	PyObject_HEAD
+	kf_state *st;  /* NULL until __init__, and after abandoning it at exit */
+	int freed;     /* free() ran: every call raises */
+	int has_view;  /* view holds the object of Kfifo(buffer=obj) */
+	Py_buffer view;
+};
+
+struct kfpy_spinlock {
+	PyObject_HEAD
+	kfifo_spinlock_t lock;
+};
+
+static PyTypeObject kfpy_KfifoType;
+static PyTypeObject kfpy_SpinLockType;
+
+/* ---- errors ------------------------------------------------------------------ */
+
+static PyObject *kf_freed_error(const char *method)
+{
+	PyErr_Format(PyExc_ValueError, "Kfifo.%s(): operation on a freed Kfifo",
+		     method);
+	return NULL;
+}
+
+static PyObject *kf_exiting_error(const char *method)
+{
+	PyErr_Format(PyExc_RuntimeError,
+		     "Kfifo.%s(): the interpreter is exiting while another "
+		     "thread is inside a call on this fifo", method);
+	return NULL;
+}
+
+/* ---- side flags ---------------------------------------------------------------- */
+
+/* A call of side @s is running without the GIL, or waiting for its turn. */
+static int kf_side_in_flight(const kf_side *s)
+{
+	return s->busy || s->serving != s->next_ticket;
+}
+
+/*
+ * Wait, without the GIL, for our turn on side @s: the side idle and every
+ * earlier waiter gone in.  GIL held on entry and exit; nothing but @s's
+ * fields is touched without it.
+ */
+static void kf_side_wait_turn(kf_side *s)
+{
+	unsigned long ticket = s->next_ticket++;
+
+	while (s->busy || s->serving != ticket) {
+		PyThread_type_lock gate = s->gate;
+		int busy = s->busy;
+
+		Py_BEGIN_ALLOW_THREADS
+		if (busy) {
+			/* the holder has the gate until it gives the side back */
+			PyThread_acquire_lock(gate, WAIT_LOCK);
+			PyThread_release_lock(gate);
+		} else {
+			/* an earlier waiter is about to go in: let it run */
+			sched_yield();
+		}
+		Py_END_ALLOW_THREADS
+	}
+	s->serving++;
+}
+
+/*
+ * Enter side @s: at once if it is idle and nobody waits, else in turn.
+ * At exit a side in flight belongs to a daemon thread that will never
+ * give it back: -1 then, without waiting.
+ */
+static inline int kf_side_enter(kf_side *s)
+{
+	if (kf_side_in_flight(s)) {
+		if (kf_finalizing())
+			return -1;
+		kf_side_wait_turn(s);
+	}
+	return 0;
+}
+
+/* Claim side @s for a call that will release the GIL.  GIL held, entered. */
+static void kf_side_claim(kf_side *s)
+{
+	s->busy = 1;
+	/* Only a waiter between its acquire and release can hold the gate. */
+	if (!PyThread_acquire_lock(s->gate, NOWAIT_LOCK)) {
+		Py_BEGIN_ALLOW_THREADS
+		PyThread_acquire_lock(s->gate, WAIT_LOCK);
+		Py_END_ALLOW_THREADS
+	}
+}
+
+/* Give side @s back.  GIL held. */
+static void kf_side_release(kf_side *s)
+{
+	s->busy = 0;
+	PyThread_release_lock(s->gate);
+}
+
+/* Refuse a freed fifo, enter side @s, and refuse it again (free() may have
+ * run while we waited). */
+static inline int kf_enter(kfpy_kfifo *k, kf_side *s, const char *method)
+{
+	if (k->freed) {
+		kf_freed_error(method);
+		return -1;
+	}
+	if (kf_side_enter(s) < 0) {
+		kf_exiting_error(method);
+		return -1;
+	}
+	if (k->freed) {
+		kf_freed_error(method);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Have the whole fifo (reset, free): the producer side is claimed first, so
+ * no producer gets in while we wait for the consumer side (lock order:
+ * producer, then consumer).  Give it back with kf_side_release(&st->prod).
+ * The caller checked that we are not exiting with a side in flight.
+ */
+static void kf_enter_both(kf_state *st)
+{
+	kf_side_enter(&st->prod);
+	kf_side_claim(&st->prod);
+	kf_side_enter(&st->cons);
+}
+
+static int kf_exiting_in_flight(const kf_state *st)
+{
+	return kf_finalizing() &&
+	       (kf_side_in_flight(&st->prod) || kf_side_in_flight(&st->cons));
+}
+
+/* ---- one call of the C core ------------------------------------------------------ */
+
+enum kf_op {
+	KF_IN, KF_FROM_USER, KF_IN_REC, KF_FROM_USER_REC, KF_IN_LOCKED,
+	KF_OUT, KF_TO_USER, KF_OUT_LOCKED, KF_OUT_REC, KF_TO_USER_REC,
+};
+
+/* The arguments of one C call; @n is always the size of @from or @to. */
+struct kf_call {
+	enum kf_op op;
+	const void *from;
+	void *to;
+	unsigned int n;
+	unsigned int recsize;
+	unsigned int total;
+	kfifo_spinlock_t *lock;
+};
+
+static unsigned int kf_do(struct kfifo *f, struct kf_call *c)
+{
+	switch (c->op) {
+	case KF_IN:
+		return kfifo_in(f, c->from, c->n);
+	case KF_FROM_USER:
+		return kfifo_from_user(f, c->from, c->n);
+	case KF_IN_REC:
+		return kfifo_in_rec(f, c->from, c->n, c->recsize);
+	case KF_FROM_USER_REC:
+		return kfifo_from_user_rec(f, c->from, c->n, c->recsize);
+	case KF_IN_LOCKED:
+		return kfifo_in_locked(f, c->from, c->n, c->lock);
+	case KF_OUT:
+		return kfifo_out(f, c->to, c->n);
+	case KF_TO_USER:
+		return kfifo_to_user(f, c->to, c->n);
+	case KF_OUT_LOCKED:
+		return kfifo_out_locked(f, c->to, c->n, c->lock);
+	case KF_OUT_REC:
+		return kfifo_out_rec(f, c->to, c->n, c->recsize, &c->total);
+	case KF_TO_USER_REC:
+		return kfifo_to_user_rec(f, c->to, c->n, c->recsize, &c->total);
+	}
+	return 0;
+}
+
+/*
+ * Run @c on side @s (entered), releasing the GIL around it when @nogil.
+ * The exports held by the call's arguments keep @from and @to alive and
+ * sized while the GIL is released.
+ */
+static unsigned int kf_run(kf_state *st, kf_side *s, struct kf_call *c,
+			   int nogil)
+{
+	unsigned int r;
+
+	if (!nogil)
+		return kf_do(&st->fifo, c);
+	kf_side_claim(s);
+	Py_BEGIN_ALLOW_THREADS
+	r = kf_do(&st->fifo, c);
+	Py_END_ALLOW_THREADS
+	kf_side_release(s);
+	return r;
+}
+
+/* The user's SpinLock looks free (a hint: it only chooses the path). */
+static inline int kf_spin_free(const kfifo_spinlock_t *l)
+{
+	return !__atomic_load_n(&l->locked, __ATOMIC_RELAXED);
+}
+
+/*
+ * With the GIL held we may only wait for a SpinLock briefly: its holder is
+ * inside kfifo_*_locked, which never needs the GIL, but it may be copying a
+ * lot.  A busy lock or a big copy: wait and copy without the GIL.
+ */
+static inline int kf_nogil(unsigned int copy, const kfifo_spinlock_t *lock)
+{
+	return copy >= KFPY_GIL_THRESHOLD || (lock != NULL && !kf_spin_free(lock));
+}
+
+/* ---- argument conversion ------------------------------------------------------------ */
+
+int kfpy_arg_self(PyObject *self, const char *method, kfpy_kfifo **out)
+{
+	kfpy_kfifo *k;
+
+	if (!PyObject_TypeCheck(self, &kfpy_KfifoType)) {
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo.%s() needs a kfifo.Kfifo, not %.100s",
+			     method, Py_TYPE(self)->tp_name);
+		return -1;
+	}
+	k = (kfpy_kfifo *)self;
+	if (k->st == NULL && !k->freed) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.%s(): the Kfifo is not initialised "
+			     "(made by __new__ without __init__)", method);
+		return -1;
+	}
+	*out = k;
+	return 0;
+}
+
+/* An integer (int, bool, numpy integers: anything with __index__ that is
+ * not a float) as a long long; *overflow as PyLong_AsLongLongAndOverflow. */
+static int kf_index(PyObject *o, const char *method, const char *name,
+		    long long *v, int *overflow)
+{
+	PyObject *i;
+
+	if (!PyLong_Check(o) && (!PyIndex_Check(o) || PyFloat_Check(o))) {
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo.%s(): %s must be an integer, not %.100s",
+			     method, name, Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	i = PyNumber_Index(o);
+	if (i == NULL)
+		return -1;
+	*v = PyLong_AsLongLongAndOverflow(i, overflow);
+	Py_DECREF(i);
+	if (*v == -1 && PyErr_Occurred())
+		return -1;
+	return 0;
+}
+
+int kfpy_arg_count(PyObject *o, const char *method, const char *name,
+		   unsigned int *out)
+{
+	long long v;
+	int overflow;
+
+	/* fast path: a small non-negative int, read without a call */
+#if PY_VERSION_HEX >= 0x030C0000
+	if (PyLong_CheckExact(o) && PyUnstable_Long_IsCompact((PyLongObject *)o)) {
+		Py_ssize_t c = PyUnstable_Long_CompactValue((PyLongObject *)o);
+
+		if (c >= 0 && (size_t)c <= UINT_MAX) {
+			*out = (unsigned int)c;
+			return 0;
+		}
+	}
+#endif
+	if (kf_index(o, method, name, &v, &overflow) < 0)
+		return -1;
+	if (overflow < 0 || (overflow == 0 && v < 0)) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.%s(): %s must not be negative, got %R",
+			     method, name, o);
+		return -1;
+	}
+	if (overflow > 0 || v > (long long)UINT_MAX) {
+		PyErr_Format(PyExc_OverflowError,
+			     "Kfifo.%s(): %s must be less than 2**32, got %R",
+			     method, name, o);
+		return -1;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+int kfpy_arg_recsize(PyObject *o, const char *method, unsigned int *out)
+{
+	long long v;
+	int overflow;
+
+	if (kf_index(o, method, "recsize", &v, &overflow) < 0)
+		return -1;
+	if (overflow || v < 0 || v > 2) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.%s(): recsize must be 0, 1 or 2, got %R",
+			     method, o);
+		return -1;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+/* A buffer longer than 2**32 - 1 bytes is offered as 2**32 - 1 bytes: no
+ * fifo can take more, and no fifo holds more. */
+static inline unsigned int kf_clamp(Py_ssize_t len)
+{
+	return (size_t)len > UINT_MAX ? UINT_MAX : (unsigned int)len;
+}
+
+/* Turn a failed PyObject_GetBuffer into the error 2.1 promises. */
+static void kf_buffer_error(PyObject *o, const char *method, const char *name,
+			    int writable)
+{
+	Py_buffer v;
+
+	if (!PyObject_CheckBuffer(o)) {
+		PyErr_Clear();
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo.%s(): %s must be a %sbytes-like object, not "
+			     "%.100s", method, name, writable ? "writable " : "",
+			     Py_TYPE(o)->tp_name);
+		return;
+	}
+	if (PyObject_GetBuffer(o, &v, PyBUF_FULL_RO) < 0)
+		return;	/* the exporter's own error says it best */
+	PyErr_Clear();
+	if (writable && v.readonly)
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo.%s(): %s must be a writable bytes-like "
+			     "object, not a read-only %.100s", method, name,
+			     Py_TYPE(o)->tp_name);
+	else
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo.%s(): %s must be a C-contiguous buffer; this "
+			     "%.100s is not contiguous (copy it first, e.g. "
+			     "bytes(x) or numpy.ascontiguousarray(x))", method,
+			     name, Py_TYPE(o)->tp_name);
+	PyBuffer_Release(&v);
+}
+
+/*
+ * Borrow the bytes of @o.  An exact bytes object is immutable and kept alive
+ * by the call's arguments: no export needed (*got stays 0).  Anything else
+ * is exported until the typemap's freearg (*got = 1), which also stops a
+ * bytearray from being resized while the C core reads it.
+ */
+int kfpy_arg_data(PyObject *o, const char *method, Py_buffer *view, int *got,
+		  const void **buf, unsigned int *n)
+{
+	if (PyBytes_CheckExact(o)) {
+		*buf = PyBytes_AS_STRING(o);
+		*n = kf_clamp(PyBytes_GET_SIZE(o));
+		return 0;
+	}
+	if (PyObject_GetBuffer(o, view, PyBUF_SIMPLE) < 0) {
+		kf_buffer_error(o, method, "data", 0);
+		return -1;
+	}
+	*got = 1;
+	*buf = view->buf;
+	*n = kf_clamp(view->len);
+	return 0;
+}
+
+int kfpy_arg_writable(PyObject *o, const char *method, Py_buffer *view,
+		      const char *name, void **buf, unsigned int *n)
+{
+	if (PyObject_GetBuffer(o, view, PyBUF_WRITABLE) < 0) {
+		kf_buffer_error(o, method, name, 1);
+		return -1;
+	}
+	*buf = view->buf;
+	*n = kf_clamp(view->len);
+	return 0;
+}
+
+int kfpy_arg_lock(PyObject *o, const char *method, kfpy_spinlock **out)
+{
+	if (!PyObject_TypeCheck(o, &kfpy_SpinLockType)) {
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo.%s(): lock must be a kfifo.SpinLock, not "
+			     "%.100s", method, Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	*out = (kfpy_spinlock *)o;
+	return 0;
+}
+
+/* ---- construction and destruction ---------------------------------------------------- */
+
+static kf_state *kf_state_new(void)
+{
+	void *mem = NULL;
+	kf_state *st;
+
+	if (posix_memalign(&mem, 64, sizeof(kf_state)) != 0) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	st = mem;
+	memset(st, 0, sizeof(*st));
+	st->prod.gate = PyThread_allocate_lock();
+	st->cons.gate = PyThread_allocate_lock();
+	if (st->prod.gate == NULL || st->cons.gate == NULL) {
+		if (st->prod.gate)
+			PyThread_free_lock(st->prod.gate);
+		if (st->cons.gate)
+			PyThread_free_lock(st->cons.gate);
+		free(st);
+		PyErr_NoMemory();
+		return NULL;
+	}
+	return st;
+}
+
+/* Nobody may be in flight on @st: its memory goes away. */
+static void kf_state_delete(kf_state *st)
+{
+	PyThread_free_lock(st->prod.gate);
+	PyThread_free_lock(st->cons.gate);
+	free(st);
+}
+
+/*
+ * Free the fifo's buffer and hand back the Py_buffer of Kfifo(buffer=obj)
+ * in *view (to be released by the caller, last: the exporter's release may
+ * run code that uses this fifo).  No call in flight.  Returns whether
+ * *view must be released.
+ */
+static int kf_mark_freed(kfpy_kfifo *k, Py_buffer *view)
+{
+	int has_view = k->has_view;
+
+	k->freed = 1;
+	kfifo_free(&k->st->fifo);
+	if (has_view)
+		*view = k->view;
+	k->has_view = 0;
+	return has_view;
+}
+
+/*
+ * At exit with a daemon thread in flight: leave the state and the buffer
+ * export to it, for ever (see the top of the file).
+ */
+static void kf_abandon(kfpy_kfifo *k)
+{
+	k->freed = 1;
+	k->st = NULL;
+	k->has_view = 0;
+}
+
+/* size: 1 .. 2**31, or a ValueError naming it */
+static int kf_size_arg(PyObject *size, unsigned int *out)
+{
+	long long v;
+	int overflow;
+
+	if (kf_index(size, "__init__", "size", &v, &overflow) < 0)
+		return -1;
+	if (overflow || v <= 0 || v > (1LL << 31)) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo(): size must be between 1 and 2**31, got %R",
+			     size);
+		return -1;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+/* start: any integer, taken modulo 2**32 */
+static int kf_start_arg(PyObject *start, unsigned int *out)
+{
+	PyObject *i, *mask, *r;
+
+	if (!PyLong_Check(start) && (!PyIndex_Check(start) || PyFloat_Check(start))) {
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo(): start must be an integer, not %.100s",
+			     Py_TYPE(start)->tp_name);
+		return -1;
+	}
+	i = PyNumber_Index(start);
+	if (i == NULL)
+		return -1;
+	mask = PyLong_FromUnsignedLong(UINT_MAX);
+	r = mask ? PyNumber_And(i, mask) : NULL;
+	Py_DECREF(i);
+	Py_XDECREF(mask);
+	if (r == NULL)
+		return -1;
+	*out = (unsigned int)PyLong_AsUnsignedLong(r);
+	Py_DECREF(r);
+	return PyErr_Occurred() ? -1 : 0;
+}
+
+/* kfifo_init over the writable buffer @buffer, exported into k->view. */
+static int kf_init_buffer(kfpy_kfifo *k, PyObject *buffer)
+{
+	void *buf;
+	unsigned int n;
+
+	if (kfpy_arg_writable(buffer, "__init__", &k->view, "buffer", &buf,
+			      &n) < 0) {
+		if (PyErr_ExceptionMatches(PyExc_TypeError) &&
+		    PyObject_CheckBuffer(buffer)) {
+			/* a buffer, but not one we can use */
+			PyObject *t, *v, *tb;
+
+			PyErr_Fetch(&t, &v, &tb);
+			PyErr_Format(PyExc_ValueError, "%S", v);
+			Py_XDECREF(t);
+			Py_XDECREF(v);
+			Py_XDECREF(tb);
+		}
+		return -1;
+	}
+	k->has_view = 1;
+	if (k->view.len > (Py_ssize_t)1 << 31 ||
+	    kfifo_init(&k->st->fifo, buf, n) != 0) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo(): buffer length must be a power of two "
+			     "between 1 and 2**31, got %zd", k->view.len);
+		return -1;
+	}
+	return 0;
+}
+
+/* Kfifo(size=None, *, start=0, buffer=None) */
+static int kf_tp_init(PyObject *self, PyObject *args, PyObject *kwds)
+{
+	static char *kwlist[] = {"size", "start", "buffer", NULL};
+	PyObject *size = Py_None, *start = NULL, *buffer = Py_None;
+	kfpy_kfifo *k = (kfpy_kfifo *)self;
+	unsigned int s = 0, st = 0;
+	int ret;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OO:Kfifo", kwlist,
+					 &size, &start, &buffer))
+		return -1;
+	if (k->st != NULL || k->freed) {
+		PyErr_SetString(PyExc_RuntimeError,
+				"Kfifo.__init__() may run only once");
+		return -1;
+	}
+	if ((size == Py_None) == (buffer == Py_None)) {
+		PyErr_SetString(PyExc_TypeError,
+				"Kfifo() takes either size or buffer=, not both "
+				"and not neither");
+		return -1;
+	}
+	if (start != NULL && kf_start_arg(start, &st) < 0)
+		return -1;
+	if (size != Py_None && kf_size_arg(size, &s) < 0)
+		return -1;
+	k->st = kf_state_new();
+	if (k->st == NULL)
+		return -1;
+	if (size != Py_None) {
+		ret = kfifo_alloc(&k->st->fifo, s, GFP_KERNEL);
+		if (ret != 0) {
+			PyErr_Format(ret == -ENOMEM ? PyExc_MemoryError :
+				     PyExc_ValueError,
+				     "Kfifo(): cannot allocate a fifo of %u bytes",
+				     s);
+			goto fail;
+		}
+	} else if (kf_init_buffer(k, buffer) < 0) {
+		goto fail;
+	}
+	/* A new fifo nobody else sees yet: plain stores are enough. */
+	k->st->fifo.in = st;
+	k->st->fifo.out = st;
+	return 0;
+fail:
+	if (k->has_view)
+		PyBuffer_Release(&k->view);
+	k->has_view = 0;
+	kfifo_free(&k->st->fifo);
+	kf_state_delete(k->st);
+	k->st = NULL;
+	return -1;
+}
+
+/*
+ * Cyclic GC.  The only reference a Kfifo holds is the object of
+ * Kfifo(buffer=obj); subclasses add their __dict__ (visited by the
+ * subtype's own traverse).  Clearing frees the fifo: its memory is the
+ * object's, so the two cannot outlive each other.
+ */
+static int kf_tp_traverse(PyObject *self, visitproc visit, void *arg)
+{
+	kfpy_kfifo *k = (kfpy_kfifo *)self;
+
+	if (k->has_view)
+		Py_VISIT(k->view.obj);
+	return 0;
+}
+
+/*
+ * Release what the object holds.  Unreachable (GC) or dead (dealloc): no
+ * call is in flight, except at exit in daemon threads frozen in a call.
+ */
+static int kf_tp_clear(PyObject *self)
+{
+	kfpy_kfifo *k = (kfpy_kfifo *)self;
+	Py_buffer view;
+
+	if (k->st == NULL)
+		return 0;
+	if (kf_exiting_in_flight(k->st)) {
+		kf_abandon(k);
+		return 0;
+	}
+	if (!k->freed && kf_mark_freed(k, &view))
+		PyBuffer_Release(&view);
+	return 0;
+}
+
+static void kf_tp_dealloc(PyObject *self)
+{
+	kfpy_kfifo *k = (kfpy_kfifo *)self;
+
+	PyObject_GC_UnTrack(self);
+	kf_tp_clear(self);
+	if (k->st != NULL)
+		kf_state_delete(k->st);
+	Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *kf_tp_repr(PyObject *self)
+{
+	kfpy_kfifo *k = (kfpy_kfifo *)self;
+	unsigned int size, len;
+
+	if (k->freed)
+		return PyUnicode_FromString("<kfifo.Kfifo freed>");
+	if (k->st == NULL)
+		return PyUnicode_FromString("<kfifo.Kfifo uninitialised>");
+	size = kfifo_size(&k->st->fifo);
+	len = kfifo_len(&k->st->fifo);
+	return PyUnicode_FromFormat("<kfifo.Kfifo size=%u len=%u avail=%u>",
+				    size, len, size - len);
+}
+
+static Py_ssize_t kf_sq_length(PyObject *self)
+{
+	kfpy_kfifo *k;
+
+	if (kfpy_arg_self(self, "__len__", &k) < 0)
+		return -1;
+	if (k->freed) {
+		kf_freed_error("__len__");
+		return -1;
+	}
+	return (Py_ssize_t)kfifo_len(&k->st->fifo);
+}
+
+/* ---- producer side --------------------------------------------------------------------- */
+
+static PyObject *kf_in_common(kfpy_kfifo *k, enum kf_op op, const char *method,
+			      const void *from, unsigned int n,
+			      unsigned int recsize, kfpy_spinlock *lock)
+{
+	struct kf_call c = { op, from, NULL, n, recsize, 0, NULL };
+	unsigned int copy;
+
+	if (kf_enter(k, &k->st->prod, method) < 0)
+		return NULL;
+	if (lock != NULL)
+		c.lock = &lock->lock;
+	/* what will be copied: all of a record or nothing, else min(n, avail) */
+	copy = kfifo_avail(&k->st->fifo);
+	if (op == KF_IN_REC || op == KF_FROM_USER_REC)
+		copy = n <= copy ? n : 0;
+	else if (n < copy)
+		copy = n;
+	return PyLong_FromUnsignedLong(kf_run(k->st, &k->st->prod, &c,
+					      kf_nogil(copy, c.lock)));
+}
+
+PyObject *kfpy_in(kfpy_kfifo *k, const void *from, unsigned int n)
+{
+	return kf_in_common(k, KF_IN, "in_", from, n, 0, NULL);
+}
+
+PyObject *kfpy_from_user(kfpy_kfifo *k, const void *from, unsigned int n)
+{
+	return kf_in_common(k, KF_FROM_USER, "from_user", from, n, 0, NULL);
+}
+
+PyObject *kfpy_in_rec(kfpy_kfifo *k, const void *from, unsigned int n,
+		      unsigned int recsize)
+{
+	return kf_in_common(k, KF_IN_REC, "in_rec", from, n, recsize, NULL);
+}
+
+PyObject *kfpy_from_user_rec(kfpy_kfifo *k, const void *from, unsigned int n,
+			     unsigned int recsize)
+{
+	return kf_in_common(k, KF_FROM_USER_REC, "from_user_rec", from, n,
+			    recsize, NULL);
+}
+
+PyObject *kfpy_in_locked(kfpy_kfifo *k, const void *from, unsigned int n,
+			 kfpy_spinlock *lock)
+{
+	return kf_in_common(k, KF_IN_LOCKED, "in_locked", from, n, 0, lock);
+}
+
+/* ---- consumer side --------------------------------------------------------------------- */
+
+/*
+ * Up to @n bytes out into a new bytes object.  The consumer side is ours,
+ * so the fill level can only grow while we run: a buffer of min(n, len)
+ * bytes is always filled whole.
+ */
+static PyObject *kf_out_common(kfpy_kfifo *k, enum kf_op op,
+			       const char *method, unsigned int n,
+			       kfpy_spinlock *lock)
+{
+	struct kf_call c = { op, NULL, NULL, n, 0, 0, NULL };
+	unsigned char small[KF_SMALL_OUT];
+	unsigned int len, r;
+	PyObject *res;
+
+	if (kf_enter(k, &k->st->cons, method) < 0)
+		return NULL;
+	if (lock != NULL)
+		c.lock = &lock->lock;
+	if (n <= KF_SMALL_OUT && !kf_nogil(0, c.lock)) {
+		/* small: copy to the stack, then into an exact-size bytes;
+		 * cheaper than asking the fill level first */
+		c.to = small;
+		r = kf_do(&k->st->fifo, &c);
+		return PyBytes_FromStringAndSize((const char *)small,
+						 (Py_ssize_t)r);
+	}
+	len = kfifo_len(&k->st->fifo);
+	c.n = n < len ? n : len;
+	res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)c.n);
+	if (res == NULL)
+		return NULL;
+	c.to = PyBytes_AS_STRING(res);
+	r = kf_run(k->st, &k->st->cons, &c, kf_nogil(c.n, c.lock));
+	if (r != c.n && _PyBytes_Resize(&res, (Py_ssize_t)r) < 0)
+		return NULL;
+	return res;
+}
+
+PyObject *kfpy_out(kfpy_kfifo *k, unsigned int n)
+{
+	return kf_out_common(k, KF_OUT, "out", n, NULL);
+}
+
+PyObject *kfpy_to_user(kfpy_kfifo *k, unsigned int n)
+{
+	return kf_out_common(k, KF_TO_USER, "to_user", n, NULL);
+}
+
+PyObject *kfpy_out_locked(kfpy_kfifo *k, unsigned int n, kfpy_spinlock *lock)
+{
+	return kf_out_common(k, KF_OUT_LOCKED, "out_locked", n, lock);
+}
+
+PyObject *kfpy_out_into(kfpy_kfifo *k, void *to, unsigned int n)
+{
+	struct kf_call c = { KF_OUT, NULL, to, n, 0, 0, NULL };
+	unsigned int len;
+
+	if (kf_enter(k, &k->st->cons, "out_into") < 0)
+		return NULL;
+	len = kfifo_len(&k->st->fifo);
+	return PyLong_FromUnsignedLong(kf_run(k->st, &k->st->cons, &c,
+					      kf_nogil(n < len ? n : len, NULL)));
+}
+
+static PyObject *kf_rec_result(unsigned int ret, PyObject *data,
+			       unsigned int total)
+{
+	if (data == NULL)
+		return NULL;
+	return Py_BuildValue("(kNk)", (unsigned long)ret, data,
+			     (unsigned long)total);
+}
+
+/*
+ * One record out: (ret, data, total), as kfifo_out_rec(n) answers.
+ *
+ * The C core reads the header once and copies that many bytes, so the
+ * buffer it gets must be as big as the capacity it is told.  We start with
+ * a stack buffer of min(n, 256); a longer record that fits n comes back as
+ * "too long for 256" with its length, and is fetched again into a bytes of
+ * that length (then of the header maximum, should the header have changed
+ * in between: see the top of the file).  A smaller capacity than n changes
+ * one answer only, "not enough data", which returns the capacity: it is
+ * translated back to n.
+ *
+ * recsize 0: the record is exactly n bytes, so the capacity must be n.  A
+ * fifo holding fewer than n bytes (the consumer side is ours, so the fill
+ * level only grows) gets the core's answer for that case, (n, b"", n),
+ * without a call; otherwise n <= len <= size bytes are owned.
+ */
+static PyObject *kf_out_rec_common(kfpy_kfifo *k, enum kf_op op,
+				   const char *method, unsigned int n,
+				   unsigned int recsize)
+{
+	struct kf_call c = { op, NULL, NULL, n, recsize, 0, NULL };
+	unsigned char small[KF_SMALL_OUT];
+	unsigned int hdr_max = recsize == 1 ? 0xffu : 0xffffu;
+	PyObject *data = NULL;
+	unsigned int r;
+
+	if (kf_enter(k, &k->st->cons, method) < 0)
+		return NULL;
+	if (recsize == 0) {
+		if (n > kfifo_len(&k->st->fifo))
+			return kf_rec_result(n, PyBytes_FromStringAndSize(NULL, 0), n);
+	} else if (n > KF_SMALL_OUT) {
+		c.n = KF_SMALL_OUT;
+	}
+	for (;;) {
+		if (c.n <= KF_SMALL_OUT) {
+			c.to = small;
+		} else {
+			Py_XDECREF(data);
+			data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)c.n);
+			if (data == NULL)
+				return NULL;
+			c.to = PyBytes_AS_STRING(data);
+		}
+		r = kf_run(k->st, &k->st->cons, &c, kf_nogil(c.n, NULL));
+		if (r > c.n && r <= n && c.n < n) {
+			/* a record longer than our buffer that fits n */
+			c.n = c.n == KF_SMALL_OUT ? r : hdr_max < n ? hdr_max : n;
+			continue;
+		}
+		break;
+	}
+	if (r != 0) {
+		Py_XDECREF(data);
+		data = PyBytes_FromStringAndSize(NULL, 0);
+		if (r == c.n)	/* not enough data: kfifo_out_rec says n */
+			r = n;
+	} else if (c.to == small) {
+		data = PyBytes_FromStringAndSize((const char *)small,
+						 (Py_ssize_t)c.total);
+	} else if (c.total != c.n && _PyBytes_Resize(&data, (Py_ssize_t)c.total) < 0) {
+		return NULL;
+	}
+	return kf_rec_result(r, data, c.total);
+}
+
+PyObject *kfpy_out_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize)
+{
+	return kf_out_rec_common(k, KF_OUT_REC, "out_rec", n, recsize);
+}
+
+PyObject *kfpy_to_user_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize)
+{
+	return kf_out_rec_common(k, KF_TO_USER_REC, "to_user_rec", n, recsize);
+}
+
+PyObject *kfpy_peek_rec(kfpy_kfifo *k, unsigned int recsize)
+{
+	if (kf_enter(k, &k->st->cons, "peek_rec") < 0)
+		return NULL;
+	return PyLong_FromUnsignedLong(kfifo_peek_rec(&k->st->fifo, recsize));
+}
+
+PyObject *kfpy_skip(kfpy_kfifo *k, unsigned int n)
+{
+	if (kf_enter(k, &k->st->cons, "skip") < 0)
+		return NULL;
+	kfifo_skip(&k->st->fifo, n);
+	Py_RETURN_NONE;
+}
+
+PyObject *kfpy_skip_rec(kfpy_kfifo *k, unsigned int recsize)
+{
+	if (kf_enter(k, &k->st->cons, "skip_rec") < 0)
+		return NULL;
+	kfifo_skip_rec(&k->st->fifo, recsize);
+	Py_RETURN_NONE;
+}
+
+PyObject *kfpy_reset_out(kfpy_kfifo *k)
+{
+	if (kf_enter(k, &k->st->cons, "reset_out") < 0)
+		return NULL;
+	kfifo_reset_out(&k->st->fifo);
+	Py_RETURN_NONE;
+}
+
+/* ---- both sides ------------------------------------------------------------------------ */
+
+PyObject *kfpy_reset(kfpy_kfifo *k)
+{
+	if (k->freed)
+		return kf_freed_error("reset");
+	if (kf_exiting_in_flight(k->st))
+		return kf_exiting_error("reset");
+	kf_enter_both(k->st);
+	if (!k->freed)
+		kfifo_reset(&k->st->fifo);
+	kf_side_release(&k->st->prod);
+	if (k->freed)
+		return kf_freed_error("reset");
+	Py_RETURN_NONE;
+}
+
+/* free() waits for calls in flight; a second free() is harmless, as in C. */
+PyObject *kfpy_free(kfpy_kfifo *k)
+{
+	Py_buffer view;
+	int has_view = 0;
+
+	if (k->freed)
+		Py_RETURN_NONE;
+	if (kf_exiting_in_flight(k->st)) {
+		kf_abandon(k);
+		Py_RETURN_NONE;
+	}
+	kf_enter_both(k->st);
+	if (!k->freed)
+		has_view = kf_mark_freed(k, &view);
+	kf_side_release(&k->st->prod);
+	if (has_view)
+		PyBuffer_Release(&view);
+	Py_RETURN_NONE;
+}
+
+/* ---- queries (either side; a snapshot, under the GIL) ----------------------------------- */
+
+#define KF_QUERY(name, expr)                                                   \
+	PyObject *kfpy_##name(kfpy_kfifo *k)                                   \
+	{                                                                      \
+		struct kfifo *f;                                               \
+		if (k->freed)                                                  \
+			return kf_freed_error(#name);                          \
+		f = &k->st->fifo;                                              \
+		return expr;                                                   \
+	}
+
+KF_QUERY(len, PyLong_FromUnsignedLong(kfifo_len(f)))
+KF_QUERY(size, PyLong_FromUnsignedLong(kfifo_size(f)))
+KF_QUERY(avail, PyLong_FromUnsignedLong(kfifo_avail(f)))
+KF_QUERY(is_empty, PyBool_FromLong(kfifo_is_empty(f)))
+KF_QUERY(is_full, PyBool_FromLong(kfifo_is_full(f)))
+KF_QUERY(valid, PyBool_FromLong(kfifo_valid(f)))
+
+/* ---- methods on any Kfifo ----------------------------------------------------------------- */
+
+PyObject *kfpy_is_freed(PyObject *self)
+{
+	return PyBool_FromLong(((kfpy_kfifo *)self)->freed);
+}
+
+PyObject *kfpy_enter(PyObject *self)
+{
+	kfpy_kfifo *k;
+
+	if (kfpy_arg_self(self, "__enter__", &k) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("__enter__");
+	Py_INCREF(self);
+	return self;
+}
+
+PyObject *kfpy_exit(PyObject *self, PyObject *exc_type, PyObject *exc,
+		    PyObject *tb)
+{
+	kfpy_kfifo *k;
+	PyObject *r;
+
+	(void)exc_type;
+	(void)exc;
+	(void)tb;
+	if (kfpy_arg_self(self, "__exit__", &k) < 0)
+		return NULL;
+	r = kfpy_free(k);
+	if (r == NULL)
+		return NULL;
+	Py_DECREF(r);
+	Py_RETURN_FALSE;
+}
+
+/* A fifo is memory of this process: there is nothing a pickle could carry
+ * that another process (or a later one) could use.  Refused at every
+ * protocol, and so are copy.copy() and copy.deepcopy(). */
+PyObject *kfpy_reduce_ex(PyObject *self, PyObject *protocol)
+{
+	(void)protocol;
+	PyErr_Format(PyExc_TypeError, "cannot pickle '%.100s' object: a Kfifo "
+		     "is memory of this process", Py_TYPE(self)->tp_name);
+	return NULL;
+}
+
+/* ---- SpinLock ------------------------------------------------------------------------------ */
+
+/* The lock is ready as soon as the object exists: __init__ adds nothing,
+ * so SpinLock.__new__ alone, or a subclass that skips __init__, works. */
+static PyObject *kf_spin_new(PyTypeObject *type, PyObject *args,
+			     PyObject *kwds)
+{
+	kfpy_spinlock *l;
+
+	if (type == &kfpy_SpinLockType &&
+	    ((args && PyTuple_GET_SIZE(args)) || (kwds && PyDict_GET_SIZE(kwds)))) {
+		PyErr_SetString(PyExc_TypeError, "SpinLock() takes no arguments");
+		return NULL;
+	}
+	l = (kfpy_spinlock *)type->tp_alloc(type, 0);
+	if (l != NULL)
+		kfifo_spin_lock_init(&l->lock);
+	return (PyObject *)l;
+}
+
+PyObject *kfpy_spin_locked(PyObject *self)
+{
+	return PyBool_FromLong(!kf_spin_free(&((kfpy_spinlock *)self)->lock));
+}
+
+static PyObject *kf_spin_repr(PyObject *self)
+{
+	return PyUnicode_FromFormat("<kfifo.SpinLock %s>",
+				    kf_spin_free(&((kfpy_spinlock *)self)->lock) ?
+				    "unlocked" : "locked");
+}
+
+/* ---- the types --------------------------------------------------------------------------- */
+
+static PySequenceMethods kf_as_sequence = {
+	.sq_length = kf_sq_length,
+};
+
+PyDoc_STRVAR(kf_kfifo_doc,
+"Kfifo(size=None, *, start=0, buffer=None)\n--\n\n"
+"A byte FIFO over a power-of-two ring buffer: the Linux kernel's kfifo\n"
+"(\"new kfifo API v0.3\") in C, here with a Python interface.\n"
+"\n"
+"Methods keep the C names without the ``kfifo_`` prefix (``in`` is a\n"
+"Python keyword, hence ``in_``) and the C return conventions, with\n"
+"``bytes`` in place of output buffers.\n"
+"\n"
+"Parameters\n"
+"----------\n"
+"size : int, optional\n"
+"    Buffer size in bytes, rounded up to a power of two\n"
+"    (``kfifo_alloc``). 1 to 2**31.\n"
+"start : int, keyword-only\n"
+"    Initial value of both indices, taken modulo 2**32. Indices run\n"
+"    freely and wrap at 2**32; a start near 2**32 lets tests cross the\n"
+"    wrap at once.\n"
+"buffer : writable bytes-like object, keyword-only\n"
+"    Use this memory instead of allocating (``kfifo_init``); its length\n"
+"    must be a power of two (1 to 2**31). The object is kept alive and\n"
+"    exported (a ``bytearray`` cannot be resized) until ``free()``; it is\n"
+"    never copied, so the fifo's bytes are visible in it.\n"
+"\n"
+"Give either ``size`` or ``buffer``.\n"
+"\n"
+"Raises\n"
+"------\n"
+"ValueError\n"
+"    ``size`` is 0 or larger than 2**31; ``buffer`` is read-only, not\n"
+"    contiguous, or its length is not a power of two.\n"
+"TypeError\n"
+"    A wrong type, or both or neither of ``size`` and ``buffer``.\n"
+"MemoryError\n"
+"    The buffer cannot be allocated.\n"
+"\n"
+"Notes\n"
+"-----\n"
+"Inputs are any C-contiguous bytes-like object (bytes, bytearray,\n"
+"memoryview, array.array, numpy arrays), read in place without a copy.\n"
+"Non-contiguous buffers are refused with ``TypeError``: copy them first.\n"
+"\n"
+"Threads: one producer thread (``in_``, ``from_user``, ``in_rec``, ...)\n"
+"and one consumer thread (``out``, ``out_into``, ``out_rec``, ``skip``,\n"
+"``peek_rec``, ``reset_out``, ...) run in parallel without a lock, as in\n"
+"C; copies of 64 KiB or more run without the GIL. Any other use from\n"
+"several threads is serialised per side, never crashes and leaves a valid\n"
+"fifo; several producers or consumers should use ``in_locked`` and\n"
+"``out_locked``. ``reset()`` and ``free()`` wait for calls in flight.\n"
+"\n"
+"A Kfifo is memory of this process: it cannot be pickled or copied, and\n"
+"two fifos are equal only when they are the same object. It takes part\n"
+"in cyclic garbage collection, so a fifo in a reference cycle (or whose\n"
+"``buffer=`` object refers back to it) is freed with the cycle.\n"
+"\n"
+"Examples\n"
+"--------\n"
+">>> f = Kfifo(1000)\n"
+">>> f.size()\n"
+"1024\n"
+">>> f.in_(b\"hello\")\n"
+"5\n"
+">>> f.out(3)\n"
+"b'hel'\n"
+">>> f.in_rec(b\"record\", 1)\n"
+"0\n"
+">>> f.out(2), f.out_rec(64, 1)\n"
+"(b'lo', (0, b'record', 6))\n");
+
+static PyTypeObject kfpy_KfifoType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "kfifo.Kfifo",
+	.tp_basicsize = sizeof(kfpy_kfifo),
+	.tp_dealloc = kf_tp_dealloc,
+	.tp_repr = kf_tp_repr,
+	.tp_as_sequence = &kf_as_sequence,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.tp_doc = kf_kfifo_doc,
+	.tp_traverse = kf_tp_traverse,
+	.tp_clear = kf_tp_clear,
+	.tp_init = kf_tp_init,
+	.tp_new = PyType_GenericNew,
+};
+
+PyDoc_STRVAR(kf_spinlock_doc,
+"SpinLock()\n--\n\n"
+"A userspace spinlock (``spinlock_t``) for ``in_locked``/``out_locked``.\n"
+"\n"
+"All producers of a fifo share one lock, all consumers another. It is\n"
+"only taken inside those calls, never from Python, so it cannot be held\n"
+"across Python code. A thread that finds it busy waits without the GIL.\n");
+
+static PyTypeObject kfpy_SpinLockType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "kfifo.SpinLock",
+	.tp_basicsize = sizeof(kfpy_spinlock),
+	.tp_repr = kf_spin_repr,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.tp_doc = kf_spinlock_doc,
+	.tp_new = kf_spin_new,
+};
+
+static int kf_add_type(PyObject *module, PyTypeObject *type, const char *name,
+		       PyMethodDef *methods)
+{
+	type->tp_methods = methods;
+	if (PyType_Ready(type) < 0)
+		return -1;
+	Py_INCREF(type);
+	if (PyModule_AddObject(module, name, (PyObject *)type) < 0) {
+		Py_DECREF(type);
+		return -1;
+	}
+	return 0;
+}
+
+int kfpy_types_init(PyObject *module, PyMethodDef *kfifo_methods,
+		    PyMethodDef *spinlock_methods)
+{
+	if (kf_add_type(module, &kfpy_KfifoType, "Kfifo", kfifo_methods) < 0 ||
+	    kf_add_type(module, &kfpy_SpinLockType, "SpinLock",
+			spinlock_methods) < 0)
+		return -1;
+	return PyModule_AddIntConstant(module, "GIL_THRESHOLD",
+				       (long)KFPY_GIL_THRESHOLD);
+}

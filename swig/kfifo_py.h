@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfifo_py.h - the Python binding's own C: the types kfifo.Kfifo and
+ * kfifo.SpinLock, what keeps Python misuse away from the C core, and the
+ * method bodies that SWIG wraps.
+ *
+ * Layering: kfifo.i declares the kfpy_* methods below for SWIG, whose
+ * typemaps convert the arguments with the kfpy_arg_* helpers; the wrappers
+ * SWIG generates become the method tables of the two types (kfpy_types_init).
+ * Nothing here is FIFO logic: every decision about bytes and records is the
+ * C core's.  This file is compiled by CMake with the core's warnings and
+ * sanitizers (target kfifo_py), never by setuptools.
+ */
+#ifndef KFIFO_PY_H
+#define KFIFO_PY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <kfifo.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The GIL is released around copies of at least this many bytes (measured
+ * in issue 4: below 64 KiB the hand-off costs more than it saves).
+ */
+#ifndef KFPY_GIL_THRESHOLD
+#define KFPY_GIL_THRESHOLD 65536u
+#endif
+
+typedef struct kfpy_kfifo kfpy_kfifo;
+typedef struct kfpy_spinlock kfpy_spinlock;
+
+/* ---- argument conversion, for the typemaps of kfifo.i -------------------
+ * Each returns 0, or -1 with an exception naming Kfifo.<method>() and the
+ * argument. */
+
+/* self of a Kfifo method: a Kfifo that __init__ initialised */
+int kfpy_arg_self(PyObject *self, const char *method, kfpy_kfifo **out);
+/* a count: int-like, 0 <= v < 2**32 (ValueError / OverflowError) */
+int kfpy_arg_count(PyObject *o, const char *method, const char *name,
+		   unsigned int *out);
+/* a recsize: 0, 1 or 2 (ValueError) */
+int kfpy_arg_recsize(PyObject *o, const char *method, unsigned int *out);
+/* bytes-like input, exported into @view when it is not exact bytes */
+int kfpy_arg_data(PyObject *o, const char *method, Py_buffer *view,
+		  int *got, const void **buf, unsigned int *n);
+/* writable contiguous output buffer, exported into @view */
+int kfpy_arg_writable(PyObject *o, const char *method, Py_buffer *view,
+		      const char *name, void **buf, unsigned int *n);
+/* a kfifo.SpinLock */
+int kfpy_arg_lock(PyObject *o, const char *method, kfpy_spinlock **out);
+
+/* ---- Kfifo methods (each returns a new reference or NULL) --------------- */
+
+PyObject *kfpy_in(kfpy_kfifo *k, const void *from, unsigned int n);
+PyObject *kfpy_from_user(kfpy_kfifo *k, const void *from, unsigned int n);
+PyObject *kfpy_in_rec(kfpy_kfifo *k, const void *from, unsigned int n,
+		      unsigned int recsize);
+PyObject *kfpy_from_user_rec(kfpy_kfifo *k, const void *from,
+			     unsigned int n, unsigned int recsize);
+PyObject *kfpy_in_locked(kfpy_kfifo *k, const void *from, unsigned int n,
+			 kfpy_spinlock *lock);
+PyObject *kfpy_out(kfpy_kfifo *k, unsigned int n);
+PyObject *kfpy_to_user(kfpy_kfifo *k, unsigned int n);
+PyObject *kfpy_out_locked(kfpy_kfifo *k, unsigned int n, kfpy_spinlock *lock);
+PyObject *kfpy_out_into(kfpy_kfifo *k, void *to, unsigned int n);
+PyObject *kfpy_out_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize);
+PyObject *kfpy_to_user_rec(kfpy_kfifo *k, unsigned int n,
+			   unsigned int recsize);
+PyObject *kfpy_peek_rec(kfpy_kfifo *k, unsigned int recsize);
+PyObject *kfpy_skip(kfpy_kfifo *k, unsigned int n);
+PyObject *kfpy_skip_rec(kfpy_kfifo *k, unsigned int recsize);
+PyObject *kfpy_reset_out(kfpy_kfifo *k);
+PyObject *kfpy_reset(kfpy_kfifo *k);
+PyObject *kfpy_free(kfpy_kfifo *k);
+PyObject *kfpy_len(kfpy_kfifo *k);
+PyObject *kfpy_size(kfpy_kfifo *k);
+PyObject *kfpy_avail(kfpy_kfifo *k);
+PyObject *kfpy_is_empty(kfpy_kfifo *k);
+PyObject *kfpy_is_full(kfpy_kfifo *k);
+PyObject *kfpy_valid(kfpy_kfifo *k);
+
+/* These take the object itself: they work on any Kfifo, even a freed or
+ * uninitialised one. */
+PyObject *kfpy_is_freed(PyObject *self);
+PyObject *kfpy_enter(PyObject *self);
+PyObject *kfpy_exit(PyObject *self, PyObject *exc_type, PyObject *exc,
+		    PyObject *tb);
+PyObject *kfpy_reduce_ex(PyObject *self, PyObject *protocol);
+
+PyObject *kfpy_spin_locked(PyObject *self);
+
+/*
+ * Make the types ready with the given method tables (owned by the caller,
+ * static) and add them to @module as Kfifo and SpinLock, with the constant
+ * GIL_THRESHOLD.
+ */
+int kfpy_types_init(PyObject *module, PyMethodDef *kfifo_methods,
+		    PyMethodDef *spinlock_methods);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KFIFO_PY_H */
