@@ -84,6 +84,12 @@ class CMakeSwigBuildExt(build_ext):
     """build_ext that builds libkfifo.a with CMake and runs SWIG first."""
 
     def run(self) -> None:
+        if _sanitizers():
+            # never mix sanitized and plain objects in one build directory
+            self.build_temp = self.build_temp + "-" + "-".join(_sanitizers())
+        # the extension is relinked every time: setuptools' timestamps do not
+        # see a rebuilt libkfifo_py.a or a change of KFIFO_SANITIZE
+        self.force = True
         temp = os.path.abspath(self.build_temp)
         os.makedirs(temp, exist_ok=True)
         libs = self._build_c_core(os.path.join(temp, "cmake"))

@@ -86,26 +86,17 @@ typedef struct {
  * object (and cache-line aligned, for the indices of struct kfifo), so that
  * at interpreter exit it can be left to a daemon thread still using it.
  */
-typedef struct {
+typedef struct kfpy_state {
 	struct kfifo fifo;
 	kf_side prod;
 	kf_side cons;
 } kf_state;
-
-struct kfpy_kfifo {
-	PyObject_HEAD
-	kf_state *st;  /* NULL until __init__, and after abandoning it at exit */
-	int freed;     /* free() ran: every call raises */
-	int has_view;  /* view holds the object of Kfifo(buffer=obj) */
-	Py_buffer view;
-};
 
 struct kfpy_spinlock {
 	PyObject_HEAD
 	kfifo_spinlock_t lock;
 };
 
-static PyTypeObject kfpy_KfifoType;
 static PyTypeObject kfpy_SpinLockType;
 
 /* ---- errors ------------------------------------------------------------------ */
@@ -315,7 +306,7 @@ static inline int kf_nogil(unsigned int copy, const kfifo_spinlock_t *lock)
 
 /* ---- argument conversion ------------------------------------------------------------ */
 
-int kfpy_arg_self(PyObject *self, const char *method, kfpy_kfifo **out)
+int kfpy_arg_self_slow(PyObject *self, const char *method, kfpy_kfifo **out)
 {
 	kfpy_kfifo *k;
 
@@ -359,23 +350,12 @@ static int kf_index(PyObject *o, const char *method, const char *name,
 	return 0;
 }
 
-int kfpy_arg_count(PyObject *o, const char *method, const char *name,
-		   unsigned int *out)
+int kfpy_arg_count_slow(PyObject *o, const char *method, const char *name,
+			unsigned int *out)
 {
 	long long v;
 	int overflow;
 
-	/* fast path: a small non-negative int, read without a call */
-#if PY_VERSION_HEX >= 0x030C0000
-	if (PyLong_CheckExact(o) && PyUnstable_Long_IsCompact((PyLongObject *)o)) {
-		Py_ssize_t c = PyUnstable_Long_CompactValue((PyLongObject *)o);
-
-		if (c >= 0 && (size_t)c <= UINT_MAX) {
-			*out = (unsigned int)c;
-			return 0;
-		}
-	}
-#endif
 	if (kf_index(o, method, name, &v, &overflow) < 0)
 		return -1;
 	if (overflow < 0 || (overflow == 0 && v < 0)) {
@@ -779,6 +759,9 @@ static PyObject *kf_in_common(kfpy_kfifo *k, enum kf_op op, const char *method,
 		return NULL;
 	if (lock != NULL)
 		c.lock = &lock->lock;
+	/* small copies (the common case) need not ask the fill level */
+	if (n < KFPY_GIL_THRESHOLD && !kf_nogil(0, c.lock))
+		return PyLong_FromUnsignedLong(kf_do(&k->st->fifo, &c));
 	/* what will be copied: all of a record or nothing, else min(n, avail) */
 	copy = kfifo_avail(&k->st->fifo);
 	if (op == KF_IN_REC || op == KF_FROM_USER_REC)
@@ -888,10 +871,23 @@ PyObject *kfpy_out_into(kfpy_kfifo *k, void *to, unsigned int n)
 static PyObject *kf_rec_result(unsigned int ret, PyObject *data,
 			       unsigned int total)
 {
+	PyObject *res, *r, *t;
+
 	if (data == NULL)
 		return NULL;
-	return Py_BuildValue("(kNk)", (unsigned long)ret, data,
-			     (unsigned long)total);
+	r = PyLong_FromUnsignedLong(ret);
+	t = PyLong_FromUnsignedLong(total);
+	res = r && t ? PyTuple_New(3) : NULL;
+	if (res == NULL) {
+		Py_XDECREF(r);
+		Py_XDECREF(t);
+		Py_DECREF(data);
+		return NULL;
+	}
+	PyTuple_SET_ITEM(res, 0, r);
+	PyTuple_SET_ITEM(res, 1, data);
+	PyTuple_SET_ITEM(res, 2, t);
+	return res;
 }
 
 /*
@@ -1214,7 +1210,7 @@ PyDoc_STRVAR(kf_kfifo_doc,
 ">>> f.out(2), f.out_rec(64, 1)\n"
 "(b'lo', (0, b'record', 6))\n");
 
-static PyTypeObject kfpy_KfifoType = {
+PyTypeObject kfpy_KfifoType = {
 	PyVarObject_HEAD_INIT(NULL, 0)
 	.tp_name = "kfifo.Kfifo",
 	.tp_basicsize = sizeof(kfpy_kfifo),

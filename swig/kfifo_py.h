@@ -31,18 +31,61 @@ extern "C" {
 #define KFPY_GIL_THRESHOLD 65536u
 #endif
 
-typedef struct kfpy_kfifo kfpy_kfifo;
 typedef struct kfpy_spinlock kfpy_spinlock;
+
+/* The object behind a kfifo.Kfifo (here only for the inline fast paths
+ * below; kfifo_py.c alone reads or writes its fields). */
+typedef struct kfpy_kfifo {
+	PyObject_HEAD
+	struct kfpy_state *st; /* NULL until __init__, and after abandoning it at exit */
+	int freed;             /* free() ran: every call raises */
+	int has_view;          /* view holds the object of Kfifo(buffer=obj) */
+	Py_buffer view;
+} kfpy_kfifo;
+
+extern PyTypeObject kfpy_KfifoType;
 
 /* ---- argument conversion, for the typemaps of kfifo.i -------------------
  * Each returns 0, or -1 with an exception naming Kfifo.<method>() and the
- * argument. */
+ * argument.  The first two run on every call: their common case is inline. */
 
-/* self of a Kfifo method: a Kfifo that __init__ initialised */
-int kfpy_arg_self(PyObject *self, const char *method, kfpy_kfifo **out);
+int kfpy_arg_self_slow(PyObject *self, const char *method, kfpy_kfifo **out);
+int kfpy_arg_count_slow(PyObject *o, const char *method, const char *name,
+			unsigned int *out);
+
+/* self of a Kfifo method: a Kfifo that __init__ initialised (or freed) */
+static inline int kfpy_arg_self(PyObject *self, const char *method,
+				kfpy_kfifo **out)
+{
+	if (Py_IS_TYPE(self, &kfpy_KfifoType) && ((kfpy_kfifo *)self)->st) {
+		*out = (kfpy_kfifo *)self;
+		return 0;
+	}
+	return kfpy_arg_self_slow(self, method, out);
+}
+
 /* a count: int-like, 0 <= v < 2**32 (ValueError / OverflowError) */
-int kfpy_arg_count(PyObject *o, const char *method, const char *name,
-		   unsigned int *out);
+static inline int kfpy_arg_count(PyObject *o, const char *method,
+				 const char *name, unsigned int *out)
+{
+	/* a small non-negative int, read without a call */
+#if PY_VERSION_HEX >= 0x030C0000
+	if (PyLong_CheckExact(o) && PyUnstable_Long_IsCompact((PyLongObject *)o)) {
+		Py_ssize_t c = PyUnstable_Long_CompactValue((PyLongObject *)o);
+
+		if (c >= 0 && (size_t)c <= 0xffffffffu) {
+			*out = (unsigned int)c;
+			return 0;
+		}
+	}
+#elif !defined(Py_LIMITED_API)
+	if (PyLong_CheckExact(o) && (Py_SIZE(o) == 0 || Py_SIZE(o) == 1)) {
+		*out = Py_SIZE(o) ? (unsigned int)((PyLongObject *)o)->ob_digit[0] : 0u;
+		return 0;
+	}
+#endif
+	return kfpy_arg_count_slow(o, method, name, out);
+}
 /* a recsize: 0, 1 or 2 (ValueError) */
 int kfpy_arg_recsize(PyObject *o, const char *method, unsigned int *out);
 /* bytes-like input, exported into @view when it is not exact bytes */

@@ -12,6 +12,7 @@ import ast
 import copy
 import gc
 import operator
+import os
 import pickle
 import subprocess
 import sys
@@ -565,3 +566,11 @@ def test_numpy_buffer_fifo_is_collected_with_its_array():
         return weakref.ref(a)
 
     assert collected(make)
+
+
+def test_extension_is_sanitized_exactly_when_the_asan_run_says_so():
+    # scripts/test-binding-asan.sh sets KFIFO_EXPECT_SANITIZED=1 and imports
+    # an extension whose C (core, binding, wrapper) is built with ASan+UBSan
+    image = Path(kfifo._kfifo.__file__).read_bytes()
+    sanitized = b"__asan_report_" in image and b"__ubsan_handle_" in image
+    assert sanitized == bool(os.environ.get("KFIFO_EXPECT_SANITIZED"))

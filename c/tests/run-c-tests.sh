@@ -125,13 +125,21 @@ if ! have clang && [[ -z ${KFIFO_NO_INSTALL_DEPS:-} ]]; then
 fi
 
 WERROR=(-DCMAKE_COMPILE_WARNING_AS_ERROR=ON)
+# The Python binding's own C (swig/kfifo_py.c) is built with -Werror by the
+# gcc and clang stages; its sanitizer run is the Python tests under ASan
+# (scripts/test-binding-asan.sh, called by run-tests).
+PYBIND=()
+if py_include=$("${PYTHON:-python3}" -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null) &&
+   [[ -f $py_include/Python.h ]]; then
+  PYBIND=(-DKFIFO_PYTHON=ON "-DKFIFO_PYTHON_INCLUDE_DIR=$py_include")
+fi
 
 # ---- 1. plain builds with -Werror ----------------------------------------
 ctest_stage gcc "$BUILD_ROOT/c-gcc" -- -DCMAKE_C_COMPILER=gcc \
-  "${WERROR[@]}" $(have g++ && echo -DCMAKE_CXX_COMPILER=g++)
+  "${WERROR[@]}" "${PYBIND[@]}" $(have g++ && echo -DCMAKE_CXX_COMPILER=g++)
 if have clang; then
   ctest_stage clang "$BUILD_ROOT/c-clang" -- -DCMAKE_C_COMPILER=clang \
-    "${WERROR[@]}" $(have clang++ && echo -DCMAKE_CXX_COMPILER=clang++)
+    "${WERROR[@]}" "${PYBIND[@]}" $(have clang++ && echo -DCMAKE_CXX_COMPILER=clang++)
 else
   record clang SKIP "clang not found (scripts/install-deps.sh installs it as root)"
 fi

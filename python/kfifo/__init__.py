@@ -2,13 +2,15 @@
 """kfifo: the Linux kernel's lock-free byte FIFO ("new kfifo API v0.3").
 
 The FIFO itself is C (``libkfifo.a``); :class:`Kfifo` and :class:`SpinLock`
-are the types of the private extension module ``kfifo._kfifo`` that SWIG
-generates from ``swig/kfifo.i``.  They are used directly, not wrapped in a
-Python subclass: CPython's fast path for method calls needs the exact
-builtin type, and the 16-byte ``in_``/``out`` round trip is as cheap as
-two ``deque`` calls only that way.  Their docstrings (``help(kfifo.Kfifo)``),
-``__repr__``, ``__len__`` and context manager are defined there too;
-``kfifo/__init__.pyi`` gives the type hints.
+are C types of the private extension module ``kfifo._kfifo``
+(``swig/kfifo_py.c``), whose methods are the wrappers SWIG generates from
+``swig/kfifo.i``.  They are used directly, not wrapped in a Python
+subclass: CPython's fast path for method calls needs the exact C type, and
+the 16-byte ``in_``/``out`` round trip is as cheap as two ``deque`` calls
+only that way.  Their docstrings (``help(kfifo.Kfifo)``), ``__repr__``,
+``__len__`` and context manager are defined there too; ``kfifo/__init__.pyi``
+gives the type hints and is the list of their public methods (a test holds
+``dir(Kfifo)`` to it).
 
 >>> import kfifo
 >>> with kfifo.Kfifo(8) as f:

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# test-binding-asan.sh - the Python tests against an extension built with
+# AddressSanitizer + UndefinedBehaviorSanitizer: the C core, the binding's
+# own C (swig/kfifo_py.c) and the SWIG wrapper, all instrumented.
+#
+# The package is built with KFIFO_SANITIZE=address,undefined (setup.py) into
+# BUILD_ROOT/py-asan (default ./build) and imported from there by an
+# uninstrumented python3, with gcc's ASan runtime preloaded.  Leak checking
+# is off: CPython keeps memory until exit on purpose.
+#
+# Usage: scripts/test-binding-asan.sh [BUILD_ROOT] [-- PYTEST_ARGS...]
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PYTHON=${PYTHON:-python3}
+BUILD_ROOT=build
+if [[ $# -gt 0 && $1 != -- ]]; then BUILD_ROOT=$1; shift; fi
+[[ ${1:-} == -- ]] && shift
+mkdir -p "$BUILD_ROOT"
+BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
+target=$BUILD_ROOT/py-asan
+log=$BUILD_ROOT/logs/py-asan-build.log
+mkdir -p "$BUILD_ROOT/logs"
+
+libasan=$(gcc -print-file-name=libasan.so)
+if [[ ! -e $libasan ]]; then
+  echo "test-binding-asan: gcc has no libasan.so ($libasan)" >&2
+  exit 1
+fi
+
+echo "test-binding-asan: building the extension with ASan+UBSan into $target"
+rm -rf "$target"
+if ! (cd "$ROOT" && CC=gcc KFIFO_SANITIZE=address,undefined \
+      "$PYTHON" -m pip install --quiet --no-deps --target "$target" .) >"$log" 2>&1; then
+  tail -n 60 "$log"
+  echo "test-binding-asan: build failed, log: $log" >&2
+  exit 1
+fi
+
+# Run from tests/ so that the sanitized copy, not the source tree, is tested.
+cd "$ROOT/tests"
+PYTHONPATH=$target \
+LD_PRELOAD=$libasan \
+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=1 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+KFIFO_EXPECT_SANITIZED=1 \
+KFIFO_HYPOTHESIS_PROFILE=${KFIFO_HYPOTHESIS_PROFILE:-ci} \
+  "$PYTHON" -m pytest -q -p no:cacheprovider "$@" .
