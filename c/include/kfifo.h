@@ -361,6 +361,86 @@ KFIFO_API unsigned int kfifo_to_user(struct kfifo *fifo, void *to,
  */
 KFIFO_API void kfifo_skip(struct kfifo *fifo, unsigned int len);
 
+/* ---- zero-copy access (API.md 3.3) ------------------------------------ */
+
+/**
+ * struct kfifo_region - a run of bytes inside the fifo buffer
+ * @data: the first byte
+ * @len: the number of bytes
+ */
+struct kfifo_region {
+	unsigned char *data;
+	unsigned int len;
+};
+
+/**
+ * kfifo_in_prepare - describe free space to write into in place
+ * @fifo: the fifo
+ * @r: receives two regions: @r[0] at the write position, @r[1] at the start
+ *     of the buffer when the space wraps around its end (else @r[1].len 0)
+ * @n: the number of bytes wanted
+ *
+ * Describes min(@n, kfifo_avail()) free bytes and publishes nothing: the
+ * consumer sees the bytes only after kfifo_in_finish().  When the total is
+ * 0 both regions have len 0.
+ *
+ * Return: r[0].len + r[1].len.
+ *
+ * Concurrency: producer side (it counts as the producer's call until the
+ * matching kfifo_in_finish()).
+ */
+KFIFO_API unsigned int kfifo_in_prepare(struct kfifo *fifo,
+					struct kfifo_region r[2],
+					unsigned int n);
+
+/**
+ * kfifo_in_finish - publish bytes written into prepared regions
+ * @fifo: the fifo
+ * @n: the number of bytes written, from the start of r[0] on
+ *
+ * Publishes min(@n, kfifo_avail()) bytes at once, with release ordering:
+ * the consumer sees them whole, with their content.  The fifo does not
+ * remember what was prepared: publish only what was written.
+ *
+ * Return: the number of bytes published.
+ *
+ * Concurrency: producer side.
+ */
+KFIFO_API unsigned int kfifo_in_finish(struct kfifo *fifo, unsigned int n);
+
+/**
+ * kfifo_out_prepare - describe stored bytes to read in place
+ * @fifo: the fifo
+ * @r: receives two regions: @r[0] at the read position, @r[1] at the start
+ *     of the buffer when the data wraps around its end (else @r[1].len 0)
+ * @n: the number of bytes wanted
+ *
+ * Describes the min(@n, kfifo_len()) oldest bytes and removes nothing: the
+ * producer does not reuse them before kfifo_out_finish().  When the total
+ * is 0 both regions have len 0.
+ *
+ * Return: r[0].len + r[1].len.
+ *
+ * Concurrency: consumer side (until the matching kfifo_out_finish()).
+ */
+KFIFO_API unsigned int kfifo_out_prepare(struct kfifo *fifo,
+					 struct kfifo_region r[2],
+					 unsigned int n);
+
+/**
+ * kfifo_out_finish - remove bytes read in place
+ * @fifo: the fifo
+ * @n: the number of bytes to remove
+ *
+ * Removes min(@n, kfifo_len()) bytes, with release ordering: the producer
+ * overwrites them only after the consumer's reads.
+ *
+ * Return: the number of bytes removed.
+ *
+ * Concurrency: consumer side.
+ */
+KFIFO_API unsigned int kfifo_out_finish(struct kfifo *fifo, unsigned int n);
+
 /* ---- spinlock and locked calls ---------------------------------------- */
 
 /**
