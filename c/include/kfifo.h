@@ -472,7 +472,8 @@ struct kfifo_region {
  *
  * Describes min(@n, kfifo_avail()) free bytes and publishes nothing: the
  * consumer sees the bytes only after kfifo_in_finish().  When the total is
- * 0 both regions have len 0.
+ * 0 both regions have len 0 (their data is not NULL, so memcpy() of 0
+ * bytes from or to it is defined, even for a size-0 fifo).
  *
  * Return: r[0].len + r[1].len.
  *
@@ -507,7 +508,7 @@ KFIFO_API unsigned int kfifo_in_finish(struct kfifo *fifo, unsigned int n);
  *
  * Describes the min(@n, kfifo_len()) oldest bytes and removes nothing: the
  * producer does not reuse them before kfifo_out_finish().  When the total
- * is 0 both regions have len 0.
+ * is 0 both regions have len 0 (data not NULL, as for kfifo_in_prepare()).
  *
  * Return: r[0].len + r[1].len.
  *

@@ -28,11 +28,17 @@ static void kfifo__regions(struct kfifo *fifo, unsigned int idx, unsigned int n,
 	r[1].len = n - first;
 }
 
-/* A size-0 fifo has no buffer to point into: both regions are empty. */
+/*
+ * Nothing to describe: two empty regions.  Their data is never NULL, not
+ * even for a size-0 fifo (which has no buffer), so that callers may pass it
+ * to memcpy() with the length 0 as they do for a non-empty region.
+ */
+static unsigned char kfifo__nowhere;
+
 static unsigned int kfifo__no_regions(struct kfifo *fifo,
 				      struct kfifo_region r[2])
 {
-	r[0].data = r[1].data = fifo->buffer;
+	r[0].data = r[1].data = fifo->buffer ? fifo->buffer : &kfifo__nowhere;
 	r[0].len = r[1].len = 0;
 	return 0;
 }

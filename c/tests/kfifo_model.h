@@ -518,7 +518,8 @@ static inline const char *kdiff_compare_state(struct kdiff *d)
 /*
  * The regions of a prepare that returned @total at index @idx: r[0] at the
  * index, r[1] at the start of the buffer holding what does not fit before
- * its end, both empty for a total of 0, never outside the buffer.
+ * its end, both empty for a total of 0, never outside the buffer, their
+ * data never NULL (so that memcpy of 0 bytes is defined).
  */
 static inline const char *kdiff_check_regions(struct kdiff *d,
 					      const struct kfifo_region *r,
@@ -528,6 +529,8 @@ static inline const char *kdiff_check_regions(struct kdiff *d,
 	struct kfifo *f = &d->fifo;
 	unsigned int off, first;
 
+	if (r[0].data == NULL || r[1].data == NULL)
+		KDIFF_FAIL(d, "a region with data NULL (total %u)", total);
 	if (total == 0) {
 		if (r[0].len != 0 || r[1].len != 0)
 			KDIFF_FAIL(d, "total 0 but regions of %u and %u bytes",

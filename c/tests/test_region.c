@@ -333,8 +333,13 @@ static void test_size_zero_fifo_has_no_regions(void)
 	kfifo_free(&f);
 	CHECK_UINT(kfifo_in_prepare(&f, r, 5), 0);
 	CHECK_UINT(r[0].len + r[1].len, 0);
+	/* not NULL: a memcpy of 0 bytes is defined */
+	CHECK(r[0].data != NULL && r[1].data != NULL);
+	fill(r, src, 0);
 	CHECK_UINT(kfifo_out_prepare(&f, r, 5), 0);
 	CHECK_UINT(r[0].len + r[1].len, 0);
+	CHECK(r[0].data != NULL && r[1].data != NULL);
+	gather(r, dst);
 	CHECK_UINT(kfifo_in_finish(&f, 5), 0);
 	CHECK_UINT(kfifo_out_finish(&f, 5), 0);
 	CHECK_VALID(&f);
