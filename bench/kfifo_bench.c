@@ -23,11 +23,17 @@
  *                (recsize 2), two threads, against kfifo's byte stream of
  *                the same chunk;
  *   pingpong     one thread, 16 bytes in then out: nanoseconds per round
- *                trip.
+ *                trip;
+ *   zerocopy     (--zerocopy, on its own) a producer that writes and a
+ *                consumer that checks every byte, through kfifo_in/out,
+ *                through kfifo's prepare/finish regions in place, and
+ *                through JACK's read/write vectors in place; two threads
+ *                streaming, and one thread filling then checking.
  * Each figure is the median of --reps repetitions; the repetitions run the
  * implementations in turn, so that a noisy neighbour hits all of them.
  *
- * Usage: kfifo-bench [--quick] [--reps N] [--scale F] [--json FILE] [--md FILE]
+ * Usage: kfifo-bench [--quick] [--reps N] [--scale F] [--zerocopy]
+ *                    [--json FILE] [--md FILE]
  */
 #define _GNU_SOURCE
 #include <kfifo.h>
@@ -603,10 +609,465 @@ static void write_json(FILE *o, struct results *r, int reps, double scale,
 	fprintf(o, "\n  ]\n}\n");
 }
 
+/* ---- zero-copy: filling and checking in place ------------------------- */
+
+/*
+ * --zerocopy: the same useful work done through three interfaces.  The
+ * producer writes every byte of each chunk (the chunk's sequence number),
+ * the consumer checks every byte.  With kfifo_in/kfifo_out (zc_copy) that
+ * happens in a chunk-sized buffer on each side and the ring copies it in
+ * and out; with kfifo_in_prepare/_finish and kfifo_out_prepare/_finish
+ * (zc_kfifo) and with JACK's jack_ringbuffer_get_write_vector/_advance and
+ * get_read_vector/_advance (zc_jack) it happens in the ring itself, in the
+ * one or two regions it describes.  Ring 1 MiB; two threads (a stream,
+ * wall-clock time), and one thread that fills a chunk and then checks it
+ * (timed by the thread's CPU clock: no second core needed, so it shows the
+ * cost of the calls and the copies even on a busy machine).
+ */
+enum { Z_COPY, Z_KFIFO, Z_JACK, NZC };
+static const char *const zc_names[NZC] = { "kfifo in/out (copies)",
+					   "kfifo prepare/finish",
+					   "jack write/read vectors" };
+static const char *const zc_keys[NZC] = { "kfifo_copy", "kfifo_zerocopy",
+					  "jack_vectors" };
+
+/* One side's state: the ring, a chunk buffer (zc_copy only), errors. */
+struct zc_side {
+	void *ctx;
+	unsigned char *buf;
+	size_t chunk;
+	unsigned long bad;
+};
+
+/* 1 if a byte of @p is not @seq, else 0; eight bytes at a time, so that
+ * the check costs about what the fill costs. */
+static inline unsigned long zc_check(const unsigned char *p, size_t n,
+				     unsigned char seq)
+{
+	uint64_t pat = 0x0101010101010101ull * seq, acc = 0, w;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		acc |= w ^ pat;
+	}
+	for (; i < n; i++)
+		acc |= (uint64_t)(p[i] ^ seq);
+	return acc != 0;
+}
+
+/* Each NAME_put writes chunk @seq, each NAME_get takes and checks it,
+ * waiting (bench_relax) while the ring has no room or no data. */
+static inline void zc_copy_put(struct zc_side *s, unsigned char seq)
+{
+	size_t done = 0;
+
+	memset(s->buf, seq, s->chunk);
+	while (done < s->chunk) {
+		size_t w = kfifo_in(s->ctx, s->buf + done,
+				    (unsigned int)(s->chunk - done));
+		if (w == 0)
+			bench_relax();
+		done += w;
+	}
+}
+
+static inline void zc_copy_get(struct zc_side *s, unsigned char seq)
+{
+	size_t done = 0;
+
+	while (done < s->chunk) {
+		size_t r = kfifo_out(s->ctx, s->buf + done,
+				     (unsigned int)(s->chunk - done));
+		if (r == 0)
+			bench_relax();
+		done += r;
+	}
+	s->bad += zc_check(s->buf, s->chunk, seq);
+}
+
+static inline void zc_kfifo_put(struct zc_side *s, unsigned char seq)
+{
+	size_t done = 0;
+
+	while (done < s->chunk) {
+		struct kfifo_region r[2];
+		unsigned int k = kfifo_in_prepare(
+			s->ctx, r, (unsigned int)(s->chunk - done));
+
+		if (k == 0) {
+			bench_relax();
+			continue;
+		}
+		memset(r[0].data, seq, r[0].len);
+		memset(r[1].data, seq, r[1].len);
+		done += kfifo_in_finish(s->ctx, k);
+	}
+}
+
+static inline void zc_kfifo_get(struct zc_side *s, unsigned char seq)
+{
+	size_t done = 0;
+
+	while (done < s->chunk) {
+		struct kfifo_region r[2];
+		unsigned int k = kfifo_out_prepare(
+			s->ctx, r, (unsigned int)(s->chunk - done));
+
+		if (k == 0) {
+			bench_relax();
+			continue;
+		}
+		s->bad += zc_check(r[0].data, r[0].len, seq) +
+			  zc_check(r[1].data, r[1].len, seq);
+		done += kfifo_out_finish(s->ctx, k);
+	}
+}
+
+#ifdef KFIFO_BENCH_HAVE_JACK
+/* JACK describes all the free space (or all the data): take what the chunk
+ * still needs of it. */
+static inline size_t zc_jack_take(jack_ringbuffer_data_t *v, size_t need)
+{
+	if (v[0].len > need)
+		v[0].len = need;
+	if (v[1].len > need - v[0].len)
+		v[1].len = need - v[0].len;
+	return v[0].len + v[1].len;
+}
+
+static inline void zc_jack_put(struct zc_side *s, unsigned char seq)
+{
+	size_t done = 0;
+
+	while (done < s->chunk) {
+		jack_ringbuffer_data_t v[2];
+		size_t k;
+
+		jack_ringbuffer_get_write_vector(s->ctx, v);
+		k = zc_jack_take(v, s->chunk - done);
+		if (k == 0) {
+			bench_relax();
+			continue;
+		}
+		memset(v[0].buf, seq, v[0].len);
+		memset(v[1].buf, seq, v[1].len);
+		jack_ringbuffer_write_advance(s->ctx, k);
+		done += k;
+	}
+}
+
+static inline void zc_jack_get(struct zc_side *s, unsigned char seq)
+{
+	size_t done = 0;
+
+	while (done < s->chunk) {
+		jack_ringbuffer_data_t v[2];
+		size_t k;
+
+		jack_ringbuffer_get_read_vector(s->ctx, v);
+		k = zc_jack_take(v, s->chunk - done);
+		if (k == 0) {
+			bench_relax();
+			continue;
+		}
+		s->bad += zc_check((unsigned char *)v[0].buf, v[0].len, seq) +
+			  zc_check((unsigned char *)v[1].buf, v[1].len, seq);
+		jack_ringbuffer_read_advance(s->ctx, k);
+		done += k;
+	}
+}
+#endif
+
+struct zc_arg {
+	void *ctx;
+	size_t chunk;
+	uint64_t total;
+	int go, ready;
+	unsigned long bad;
+};
+
+static void zc_wait_go(struct zc_arg *a)
+{
+	__atomic_add_fetch(&a->ready, 1, __ATOMIC_ACQ_REL);
+	while (!__atomic_load_n(&a->go, __ATOMIC_ACQUIRE))
+		bench_relax();
+}
+
+/* The producer and consumer threads and the one-thread loop of NAME. */
+#define ZC_DEFINE(NAME)                                                        \
+	static void *NAME##_producer(void *p)                                  \
+	{                                                                      \
+		struct zc_arg *a = p;                                          \
+		struct zc_side s = { a->ctx, malloc(a->chunk), a->chunk, 0 };  \
+		uint64_t left;                                                 \
+		unsigned char seq = 0;                                         \
+		bench_pin(0);                                                  \
+		zc_wait_go(a);                                                 \
+		for (left = a->total; left; left -= a->chunk)                  \
+			NAME##_put(&s, seq++);                                 \
+		free(s.buf);                                                   \
+		return NULL;                                                   \
+	}                                                                      \
+	static void *NAME##_consumer(void *p)                                  \
+	{                                                                      \
+		struct zc_arg *a = p;                                          \
+		struct zc_side s = { a->ctx, malloc(a->chunk), a->chunk, 0 };  \
+		uint64_t left;                                                 \
+		unsigned char seq = 0;                                         \
+		bench_pin(1);                                                  \
+		zc_wait_go(a);                                                 \
+		for (left = a->total; left; left -= a->chunk)                  \
+			NAME##_get(&s, seq++);                                 \
+		a->bad = s.bad;                                                \
+		free(s.buf);                                                   \
+		return NULL;                                                   \
+	}                                                                      \
+	static unsigned long NAME##_single(void *ctx, size_t chunk,            \
+					   uint64_t total)                     \
+	{                                                                      \
+		struct zc_side w = { ctx, malloc(chunk), chunk, 0 };           \
+		struct zc_side r = { ctx, malloc(chunk), chunk, 0 };           \
+		uint64_t left;                                                 \
+		unsigned char seq = 0;                                         \
+		for (left = total; left; left -= chunk, seq++) {               \
+			NAME##_put(&w, seq);                                   \
+			NAME##_get(&r, seq);                                   \
+		}                                                              \
+		free(w.buf);                                                   \
+		free(r.buf);                                                   \
+		return r.bad;                                                  \
+	}
+
+ZC_DEFINE(zc_copy)
+ZC_DEFINE(zc_kfifo)
+#ifdef KFIFO_BENCH_HAVE_JACK
+ZC_DEFINE(zc_jack)
+#endif
+
+static double zc_thread_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One run of @impl, two threads (wall-clock seconds) or one (CPU seconds
+ * of the thread); -1 if not built. */
+static double zc_run_once(int impl, int threads, size_t ring, size_t chunk,
+			  uint64_t total)
+{
+	void *(*prod)(void *), *(*cons)(void *);
+	unsigned long (*single)(void *, size_t, uint64_t);
+	struct zc_arg a;
+	pthread_t pt, ct;
+	double t0, t1;
+
+	memset(&a, 0, sizeof(a));
+	a.chunk = chunk;
+	a.total = total - total % chunk;
+	switch (impl) {
+	case Z_COPY:
+		prod = zc_copy_producer;
+		cons = zc_copy_consumer;
+		single = zc_copy_single;
+		a.ctx = kfifo_create(ring, chunk);
+		break;
+	case Z_KFIFO:
+		prod = zc_kfifo_producer;
+		cons = zc_kfifo_consumer;
+		single = zc_kfifo_single;
+		a.ctx = kfifo_create(ring, chunk);
+		break;
+#ifdef KFIFO_BENCH_HAVE_JACK
+	case Z_JACK:
+		prod = zc_jack_producer;
+		cons = zc_jack_consumer;
+		single = zc_jack_single;
+		a.ctx = jack_create(ring, chunk);
+		break;
+#endif
+	default:
+		return -1;
+	}
+	if (threads == 1) {
+		/* CPU time of this thread: on a shared machine the wall clock
+		 * would also count the time slices other work took */
+		t0 = zc_thread_cpu_now();
+		a.bad = single(a.ctx, chunk, a.total);
+		t1 = zc_thread_cpu_now();
+	} else {
+		pthread_create(&ct, NULL, cons, &a);
+		pthread_create(&pt, NULL, prod, &a);
+		while (__atomic_load_n(&a.ready, __ATOMIC_ACQUIRE) < 2)
+			sched_yield();
+		t0 = bench_now();
+		__atomic_store_n(&a.go, 1, __ATOMIC_RELEASE);
+		pthread_join(pt, NULL);
+		pthread_join(ct, NULL);
+		t1 = bench_now();
+	}
+	if (impl == Z_JACK) {
+#ifdef KFIFO_BENCH_HAVE_JACK
+		jack_destroy(a.ctx);
+#endif
+	} else {
+		kfifo_destroy(a.ctx);
+	}
+	if (a.bad)
+		bench_fail(zc_names[impl], "a chunk arrived with wrong bytes");
+	return t1 - t0;
+}
+
+/* [threads - 1][impl][chunk][rep], GB/s; -1 when the impl is not built */
+static double zc_gbps[2][NZC][NCHUNKS][MAX_REPS];
+
+static void zc_table(FILE *o, int t, int reps)
+{
+	size_t c;
+	int i;
+
+	fprintf(o, "| chunk |");
+	for (i = 0; i < NZC; i++)
+		fprintf(o, " %s GB/s |", zc_names[i]);
+	fprintf(o, " prepare/finish ÷ in/out | prepare/finish ÷ JACK vectors |\n"
+		   "|---:|---:|---:|---:|---:|---:|\n");
+	for (c = 0; c < NCHUNKS; c++) {
+		double(*g)[NCHUNKS][MAX_REPS] = zc_gbps[t];
+
+		fprintf(o, "| %zu |", chunks[c]);
+		for (i = 0; i < NZC; i++)
+			print_cell(o, g[i][c][0] > 0 ? median(g[i][c], reps) : -1,
+				   " %.3f |");
+		print_cell(o, paired_ratio(g[Z_KFIFO][c], g[Z_COPY][c], reps),
+			   " %.2f× |");
+		print_cell(o, g[Z_JACK][c][0] > 0
+				      ? paired_ratio(g[Z_KFIFO][c], g[Z_JACK][c],
+						     reps)
+				      : -1,
+			   " %.2f× |");
+		fprintf(o, "\n");
+	}
+	fprintf(o, "\n");
+}
+
+static void zc_write_markdown(FILE *o, int reps, double scale, const char *cpu,
+			      long cores)
+{
+	time_t now = time(NULL);
+	char date[64];
+
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+	fprintf(o, "## C: zero-copy (kfifo prepare/finish vs kfifo in/out vs "
+		   "JACK vectors)\n\n");
+	fprintf(o, "%s; %s, %ld cores; compiler %s; medians of %d "
+		   "repetitions (scale %.3g); ring 1 MiB.  The producer writes "
+		   "every byte of each chunk, the consumer checks every byte: "
+		   "in a chunk buffer of its own with kfifo_in/kfifo_out (which "
+		   "copy), in the ring with kfifo_in_prepare/_finish + "
+		   "kfifo_out_prepare/_finish and with "
+		   "jack_ringbuffer_get_write_vector/_write_advance + "
+		   "get_read_vector/_read_advance.  Ratios are medians of the "
+		   "ratios of paired runs (the three run in turn, one "
+		   "repetition each).\n\n",
+		date, cpu, cores, __VERSION__, reps, scale);
+	fprintf(o, "Load average (1 min) %.2f before, %.2f after: above 0 means "
+		   "other work shared the %ld cores, and the two-thread figures "
+		   "then depend on whether both threads got a core at once.  "
+		   "Versions: kfifo %s, jack %s.\n\n",
+		load_before, load_after, cores, KFIFO_VERSION_STRING,
+		impl_version(I_JACK) ? impl_version(I_JACK) : "not installed");
+	fprintf(o, "### Two threads streaming (GB/s)\n\n");
+	zc_table(o, 1, reps);
+	fprintf(o, "### One thread: fill a chunk, then check it (GB/s of the "
+		   "thread's CPU time)\n\n");
+	zc_table(o, 0, reps);
+}
+
+static void zc_write_json(FILE *o, int reps, double scale, const char *cpu,
+			  long cores)
+{
+	int t, i, first = 1;
+	size_t c;
+
+	fprintf(o, "{\n  \"workload\": \"zerocopy\",\n  \"cpu\": \"%s\",\n"
+		   "  \"cores\": %ld,\n  \"reps\": %d,\n  \"scale\": %g,\n"
+		   "  \"compiler\": \"%s\",\n  \"ring\": %u,\n  \"time\": %ld,\n"
+		   "  \"loadavg\": [%.2f, %.2f],\n  \"gbps\": [",
+		cpu, cores, reps, scale, __VERSION__, RING, (long)time(NULL),
+		load_before, load_after);
+	for (t = 1; t >= 0; t--)
+		for (i = 0; i < NZC; i++)
+			for (c = 0; c < NCHUNKS; c++) {
+				double *v = zc_gbps[t][i][c];
+
+				if (v[0] <= 0)
+					continue;
+				fprintf(o, "%s\n    {\"threads\": %d, \"impl\": \"%s\", "
+					   "\"chunk\": %zu, \"median\": %.6g, "
+					   "\"zerocopy_ratio\": %.6g, \"all\": ",
+					first ? "" : ",", t + 1, zc_keys[i],
+					chunks[c], median(v, reps),
+					paired_ratio(zc_gbps[t][Z_KFIFO][c], v,
+						     reps));
+				json_array(o, v, reps);
+				fprintf(o, "}");
+				first = 0;
+			}
+	fprintf(o, "\n  ]\n}\n");
+}
+
+static void zc_run(int reps, double scale, const char *md, const char *json)
+{
+	char cpu[256];
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t c;
+	int rep, i, t;
+
+	cpu_model(cpu, sizeof(cpu));
+	load_before = loadavg();
+	for (t = 2; t >= 1; t--)
+		for (c = 0; c < NCHUNKS; c++) {
+			uint64_t total = stream_total(chunks[c], scale);
+			double bytes = (double)(total - total % chunks[c]);
+
+			fprintf(stderr, "kfifo-bench: zero-copy, %d thread%s, "
+					"%zu-byte chunks\n",
+				t, t > 1 ? "s" : "", chunks[c]);
+			for (rep = 0; rep < reps; rep++)
+				for (i = 0; i < NZC; i++) {
+					double s = zc_run_once(i, t, RING,
+							       chunks[c], total);
+
+					zc_gbps[t - 1][i][c][rep] =
+						s > 0 ? bytes / s / 1e9 : -1;
+				}
+		}
+	load_after = loadavg();
+	zc_write_markdown(stdout, reps, scale, cpu, cores);
+	if (md) {
+		FILE *o = fopen(md, "w");
+
+		if (!o)
+			bench_fail("output", md);
+		zc_write_markdown(o, reps, scale, cpu, cores);
+		fclose(o);
+	}
+	if (json) {
+		FILE *o = fopen(json, "w");
+
+		if (!o)
+			bench_fail("output", json);
+		zc_write_json(o, reps, scale, cpu, cores);
+		fclose(o);
+	}
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: kfifo-bench [--quick] [--reps N] [--scale F] "
-			"[--only IMPL] [--json FILE] [--md FILE]\n");
+			"[--only IMPL] [--zerocopy] [--json FILE] [--md FILE]\n");
 	exit(2);
 }
 
@@ -616,6 +1077,7 @@ int main(int argc, char **argv)
 	int reps = 7, rep, i, ai;
 	double scale = 1.0;
 	const char *json = NULL, *md = NULL, *only = NULL;
+	int zerocopy = 0;
 	uint64_t rounds;
 	char cpu[256];
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -629,6 +1091,8 @@ int main(int argc, char **argv)
 			reps = atoi(argv[++ai]);
 		} else if (!strcmp(argv[ai], "--scale") && ai + 1 < argc) {
 			scale = atof(argv[++ai]);
+		} else if (!strcmp(argv[ai], "--zerocopy")) {
+			zerocopy = 1;
 		} else if (!strcmp(argv[ai], "--only") && ai + 1 < argc) {
 			only = argv[++ai];
 		} else if (!strcmp(argv[ai], "--json") && ai + 1 < argc) {
@@ -641,6 +1105,10 @@ int main(int argc, char **argv)
 	}
 	if (reps < 1 || reps > MAX_REPS || !(scale > 0))
 		usage();
+	if (zerocopy) {
+		zc_run(reps, scale, md, json);
+		return 0;
+	}
 	cpu_model(cpu, sizeof(cpu));
 	load_before = loadavg();
 	rounds = (uint64_t)(5e6 * scale);

@@ -5,14 +5,16 @@
 # Boost.Lockfree spsc_queue and Concurrency Kit's ck_ring.
 #
 #   bash bench/run-c-bench.sh [--build-only] [kfifo-bench options]
-#       e.g. --quick, --reps 9, --scale 0.5
+#       e.g. --quick, --reps 9, --scale 0.5; --zerocopy runs only the
+#       zero-copy comparison (bench/results/c-zerocopy.md and .json)
 #
 # The peers' development packages are installed with apt-get when missing
 # (as root, or through sudo), and so is libboost-system-dev, which the PyPI
 # peer "ringbuf" links against when pip builds it.  A peer that cannot be
 # installed is left out of the build and reported as "not installed".
 # Results: bench/results/c.md and c.json (the Python side, `python -m
-# kfifo bench`, picks the binary up from bench/build/ and adds the plot).
+# kfifo bench`, picks the binary up from bench/build/ and adds the plot);
+# with --zerocopy, bench/results/c-zerocopy.md and c-zerocopy.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,4 +51,9 @@ echo "run-c-bench: built $BUILD_DIR/bench/kfifo-bench" >&2
 ((build_only)) && exit 0
 
 mkdir -p "$RESULTS"
-"$BUILD_DIR/bench/kfifo-bench" --json "$RESULTS/c.json" --md "$RESULTS/c.md" "$@"
+# --zerocopy runs only the zero-copy comparison, into results of its own
+out=c
+for arg in "$@"; do
+  if [[ $arg == --zerocopy ]]; then out=c-zerocopy; fi
+done
+"$BUILD_DIR/bench/kfifo-bench" --json "$RESULTS/$out.json" --md "$RESULTS/$out.md" "$@"

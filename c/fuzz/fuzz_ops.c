@@ -10,7 +10,7 @@
  * as 0, and the input ends the sequence):
  *   size class, start class, [start: 4 bytes]
  *   then per operation: kind, recsize class, flags, count class,
- *   [count bytes], fill
+ *   [count bytes], [out_peek only: offset class, offset bytes], fill
  * Built with clang -fsanitize=fuzzer (c/fuzz/CMakeLists.txt); the same
  * file with replay_main.c replays the committed corpus with any compiler
  * (ctest fuzz_corpus_replay).
@@ -142,13 +142,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(&op, 0, sizeof(op));
 		op.kind = get8(&r) % KOP_COUNT;
 		op.recsize = decode_recsize(&r);
-		op.flags = get8(&r) & 7;
+		op.flags = get8(&r) & 15;
 		if (op.kind == KOP_ALLOC || op.kind == KOP_INIT) {
 			op.n = decode_size(&r);
 			op.start = decode_start(&r);
 		} else {
 			op.n = decode_count(&r, &diff.model, op.recsize);
 		}
+		if (op.kind == KOP_OUT_PEEK)
+			op.offset = decode_count(&r, &diff.model, 0);
 		op.fill = (unsigned char)get8(&r);
 		op.seed = op.fill * 257u;
 		err = kdiff_apply(&diff, &op);

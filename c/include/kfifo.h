@@ -244,6 +244,20 @@ KFIFO_API void kfifo_reset_out(struct kfifo *fifo);
  */
 KFIFO_API int kfifo_valid(struct kfifo *fifo);
 
+/**
+ * kfifo_initialized - whether the fifo has a buffer
+ * @fifo: the fifo
+ *
+ * Mainline 2.6.33-2.6.35 (drivers test it before tearing a fifo down).
+ *
+ * Return: 1 after a successful kfifo_alloc() or kfifo_init() and for the
+ * declaration macros; 0 for a zero-filled struct kfifo, after a failed set-up
+ * and after kfifo_free().  (The kernel's returns bool.)
+ *
+ * Concurrency: any side.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_initialized(struct kfifo *fifo);
+
 /* ---- size queries ----------------------------------------------------- */
 
 /**
@@ -321,6 +335,27 @@ KFIFO_API unsigned int kfifo_in(struct kfifo *fifo, const void *from,
 KFIFO_API unsigned int kfifo_out(struct kfifo *fifo, void *to, unsigned int n);
 
 /**
+ * kfifo_out_peek - copy data from the fifo without removing it
+ * @fifo: the fifo
+ * @to: where to copy the data
+ * @n: the size of @to
+ * @offset: how many stored bytes to pass over first
+ *
+ * Copies min(@n, kfifo_len() - @offset) bytes, starting @offset bytes after
+ * the oldest one (none if @offset >= kfifo_len()).  Mainline 2.6.33-2.6.35;
+ * for @offset 0 the result is the kernel's.  For @offset > 0 the kernel
+ * copied min(@n + @offset, kfifo_len()) bytes into @to, more than @to
+ * holds; this copies at most @n.
+ *
+ * Return: the number of bytes copied.
+ *
+ * Concurrency: consumer side.
+ */
+KFIFO_API KFIFO__MUST_CHECK unsigned int
+kfifo_out_peek(struct kfifo *fifo, void *to, unsigned int n,
+	       unsigned int offset);
+
+/**
  * kfifo_from_user - put data from "user space" into the fifo
  * @fifo: the fifo
  * @from: the data to add
@@ -351,6 +386,61 @@ KFIFO_API unsigned int kfifo_to_user(struct kfifo *fifo, void *to,
 				     unsigned int n);
 
 /**
+ * kfifo_from_user_copied - kfifo_from_user() in its mainline form
+ * @fifo: the fifo
+ * @from: the data to add
+ * @n: the number of bytes at @from
+ * @copied: if not NULL, receives the number of bytes copied
+ *
+ * Copies min(@n, kfifo_avail()) bytes, as kfifo_in().  Mainline 2.6.33 to
+ * 2.6.35 declare kfifo_from_user(fifo, from, n, lenout) returning 0 or
+ * -EFAULT (2.6.36 and later keep that shape as a macro); a four-argument
+ * kfifo_from_user() call comes here.
+ *
+ * Return: 0.  The kernel's -EFAULT, for a user pointer that faults, has no
+ * userspace counterpart.
+ *
+ * Concurrency: producer side, as kfifo_in().
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_from_user_copied(struct kfifo *fifo,
+							const void *from,
+							unsigned int n,
+							unsigned int *copied);
+
+/**
+ * kfifo_to_user_copied - kfifo_to_user() in its mainline form
+ * @fifo: the fifo
+ * @to: where to copy the data
+ * @n: the size of @to
+ * @copied: if not NULL, receives the number of bytes copied
+ *
+ * Copies min(@n, kfifo_len()) bytes and removes them, as kfifo_out().  A
+ * four-argument kfifo_to_user() call comes here.
+ *
+ * Return: 0.
+ *
+ * Concurrency: consumer side, as kfifo_out().
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_to_user_copied(struct kfifo *fifo,
+						      void *to, unsigned int n,
+						      unsigned int *copied);
+
+/*
+ * kfifo_from_user() and kfifo_to_user() take three arguments in the seed
+ * (and return the count) and four in mainline (and return 0, the count in
+ * the fourth).  These macros pick the function by the number of arguments:
+ * both forms compile.  The three-argument functions keep their names and
+ * symbols; (kfifo_from_user)(...) and &kfifo_from_user name them.
+ */
+#define KFIFO__PICK_5TH(a, b, c, d, name, ...) name
+#define kfifo_from_user(...)                                                   \
+	KFIFO__PICK_5TH(__VA_ARGS__, kfifo_from_user_copied, kfifo_from_user, \
+			~)(__VA_ARGS__)
+#define kfifo_to_user(...)                                                     \
+	KFIFO__PICK_5TH(__VA_ARGS__, kfifo_to_user_copied, kfifo_to_user,     \
+			~)(__VA_ARGS__)
+
+/**
  * kfifo_skip - drop bytes from the fifo
  * @fifo: the fifo
  * @len: the number of bytes to drop
@@ -360,6 +450,87 @@ KFIFO_API unsigned int kfifo_to_user(struct kfifo *fifo, void *to,
  * Concurrency: consumer side.
  */
 KFIFO_API void kfifo_skip(struct kfifo *fifo, unsigned int len);
+
+/* ---- zero-copy access (API.md 3.3) ------------------------------------ */
+
+/**
+ * struct kfifo_region - a run of bytes inside the fifo buffer
+ * @data: the first byte
+ * @len: the number of bytes
+ */
+struct kfifo_region {
+	unsigned char *data;
+	unsigned int len;
+};
+
+/**
+ * kfifo_in_prepare - describe free space to write into in place
+ * @fifo: the fifo
+ * @r: receives two regions: @r[0] at the write position, @r[1] at the start
+ *     of the buffer when the space wraps around its end (else @r[1].len 0)
+ * @n: the number of bytes wanted
+ *
+ * Describes min(@n, kfifo_avail()) free bytes and publishes nothing: the
+ * consumer sees the bytes only after kfifo_in_finish().  When the total is
+ * 0 both regions have len 0 (their data is not NULL, so memcpy() of 0
+ * bytes from or to it is defined, even for a size-0 fifo).
+ *
+ * Return: r[0].len + r[1].len.
+ *
+ * Concurrency: producer side (it counts as the producer's call until the
+ * matching kfifo_in_finish()).
+ */
+KFIFO_API unsigned int kfifo_in_prepare(struct kfifo *fifo,
+					struct kfifo_region r[2],
+					unsigned int n);
+
+/**
+ * kfifo_in_finish - publish bytes written into prepared regions
+ * @fifo: the fifo
+ * @n: the number of bytes written, from the start of r[0] on
+ *
+ * Publishes min(@n, kfifo_avail()) bytes at once, with release ordering:
+ * the consumer sees them whole, with their content.  The fifo does not
+ * remember what was prepared: publish only what was written.
+ *
+ * Return: the number of bytes published.
+ *
+ * Concurrency: producer side.
+ */
+KFIFO_API unsigned int kfifo_in_finish(struct kfifo *fifo, unsigned int n);
+
+/**
+ * kfifo_out_prepare - describe stored bytes to read in place
+ * @fifo: the fifo
+ * @r: receives two regions: @r[0] at the read position, @r[1] at the start
+ *     of the buffer when the data wraps around its end (else @r[1].len 0)
+ * @n: the number of bytes wanted
+ *
+ * Describes the min(@n, kfifo_len()) oldest bytes and removes nothing: the
+ * producer does not reuse them before kfifo_out_finish().  When the total
+ * is 0 both regions have len 0 (data not NULL, as for kfifo_in_prepare()).
+ *
+ * Return: r[0].len + r[1].len.
+ *
+ * Concurrency: consumer side (until the matching kfifo_out_finish()).
+ */
+KFIFO_API unsigned int kfifo_out_prepare(struct kfifo *fifo,
+					 struct kfifo_region r[2],
+					 unsigned int n);
+
+/**
+ * kfifo_out_finish - remove bytes read in place
+ * @fifo: the fifo
+ * @n: the number of bytes to remove
+ *
+ * Removes min(@n, kfifo_len()) bytes, with release ordering: the producer
+ * overwrites them only after the consumer's reads.
+ *
+ * Return: the number of bytes removed.
+ *
+ * Concurrency: consumer side.
+ */
+KFIFO_API unsigned int kfifo_out_finish(struct kfifo *fifo, unsigned int n);
 
 /* ---- spinlock and locked calls ---------------------------------------- */
 
@@ -587,6 +758,25 @@ kfifo_peek_rec(struct kfifo *fifo, unsigned int recsize)
 {
 	return kfifo__peek_rec_generic(fifo, recsize);
 }
+
+/**
+ * kfifo_avail_rec - the longest record that fits now
+ * @fifo: the fifo
+ * @recsize: the size of the length header: 0, 1 or 2
+ *
+ * Mainline 2.6.33-2.6.35 returns kfifo_avail() - @recsize (0 when that is
+ * not positive).  This is also capped at the header's limit (255 for
+ * @recsize 1, 65535 for 2), because kfifo_in_rec() refuses longer records
+ * (seed bug 4): kfifo_in_rec() of a record of at most this length succeeds
+ * as long as no other producer runs.
+ *
+ * Return: that length; 0 for a @recsize other than 0, 1 or 2.
+ *
+ * Concurrency: any side; a consistent snapshot (it only grows while the
+ * caller is the one producer).
+ */
+KFIFO_API KFIFO__MUST_CHECK unsigned int kfifo_avail_rec(struct kfifo *fifo,
+							 unsigned int recsize);
 
 /**
  * kfifo_skip_rec - drop the next record

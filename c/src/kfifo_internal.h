@@ -33,9 +33,22 @@ static inline unsigned int kfifo__load_acquire(const unsigned int *p)
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * Test builds of the library (KFIFO_TEST_HOOKS, c/tests/CMakeLists.txt) tell
+ * the test program about every index store right after it: a test then
+ * looks at the fifo exactly as the other side could at that moment, which
+ * makes the unlucky interleaving deterministic (test_publish.c).
+ */
+#ifdef KFIFO_TEST_HOOKS
+void kfifo__test_index_stored(const unsigned int *index);
+#else
+#define kfifo__test_index_stored(index) ((void)0)
+#endif
+
 static inline void kfifo__store_release(unsigned int *p, unsigned int v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+	kfifo__test_index_stored(p);
 }
 
 /*

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kfifo_model.h - an obviously-correct model of the kfifo contract
- * (API.md 1.3 and 1.4) and a differential executor that applies one
+ * (API.md 1.3, 1.4 and the zero-copy calls of 3.3, plus the mainline
+ * 2.6.33-2.6.35 calls of the README's compatibility table) and a
+ * differential executor that applies one
  * operation to a real struct kfifo and to the model and compares
  * everything: the return value, *total, every byte written to the
  * caller's buffer (and the bytes it must leave alone), the indices, the
@@ -34,6 +36,11 @@ struct kmodel {
 	unsigned int in;  /* counters as struct kfifo shows them */
 	unsigned int out;
 	unsigned char *data; /* content, oldest byte first; in - out bytes */
+	/* what the producer wrote into the regions of its last
+	 * kfifo_in_prepare(), not yet published: the bytes that follow the
+	 * content once kfifo_in_finish() publishes them */
+	unsigned char *pending;
+	unsigned int pending_len;
 };
 
 static inline unsigned int kmodel_len(const struct kmodel *m)
@@ -187,6 +194,76 @@ static inline void kmodel_skip_rec(struct kmodel *m, unsigned int recsize)
 	kmodel_reset_out(m);
 }
 
+/* ---- zero-copy (API.md 3.3) ------------------------------------------ */
+
+/* kfifo_in_prepare / kfifo_out_prepare: how many bytes the regions hold */
+static inline unsigned int kmodel_in_prepare(const struct kmodel *m,
+					     unsigned int n)
+{
+	return kmodel_min(n, kmodel_avail(m));
+}
+
+static inline unsigned int kmodel_out_prepare(const struct kmodel *m,
+					      unsigned int n)
+{
+	return kmodel_min(n, kmodel_len(m));
+}
+
+/*
+ * kfifo_in_finish: publishes min(n, avail) bytes.  The first of them are
+ * what the producer wrote after its prepare (@m->pending); the contract says
+ * nothing of the content of bytes published but never written, so the
+ * caller passes what the buffer holds there (@unwritten, the bytes after
+ * the pending ones).
+ */
+static inline unsigned int kmodel_in_finish(struct kmodel *m, unsigned int n,
+					    const unsigned char *unwritten)
+{
+	unsigned int k = kmodel_min(n, kmodel_avail(m));
+	unsigned int w = kmodel_min(k, m->pending_len);
+
+	kmodel_append(m, m->pending, w);
+	kmodel_append(m, unwritten, k - w);
+	memmove(m->pending, m->pending + w, m->pending_len - w);
+	m->pending_len -= w;
+	return k;
+}
+
+static inline unsigned int kmodel_out_finish(struct kmodel *m, unsigned int n)
+{
+	unsigned int k = kmodel_min(n, kmodel_len(m));
+
+	kmodel_remove(m, k);
+	return k;
+}
+
+/* ---- mainline 2.6.33-2.6.35 calls --------------------------------------- */
+
+/* kfifo_out_peek: at most n bytes from @offset on; nothing removed */
+static inline unsigned int kmodel_out_peek(const struct kmodel *m, void *to,
+					   unsigned int n, unsigned int offset)
+{
+	unsigned int len = kmodel_len(m), k;
+
+	if (offset >= len)
+		return 0;
+	k = kmodel_min(n, len - offset);
+	memcpy(to, m->data + offset, k);
+	return k;
+}
+
+/* kfifo_avail_rec: the longest record kfifo_in_rec would store now */
+static inline unsigned int kmodel_avail_rec(const struct kmodel *m,
+					    unsigned int recsize)
+{
+	unsigned int avail = kmodel_avail(m);
+	unsigned int max = recsize == 0 ? UINT_MAX : recsize == 1 ? 255 : 65535;
+
+	if (recsize > 2 || avail <= recsize)
+		return 0;
+	return kmodel_min(avail - recsize, max);
+}
+
 /* ---- the differential executor --------------------------------------- */
 
 enum kop_kind {
@@ -205,6 +282,12 @@ enum kop_kind {
 	KOP_TO_USER_REC,
 	KOP_PEEK_REC,
 	KOP_SKIP_REC,
+	KOP_IN_PREPARE,  /* prepare n, then fill the regions from the source */
+	KOP_IN_FINISH,
+	KOP_OUT_PREPARE, /* prepare n; the regions' bytes are the output */
+	KOP_OUT_FINISH,
+	KOP_OUT_PEEK,    /* n bytes at offset */
+	KOP_AVAIL_REC,
 	KOP_ALLOC,  /* free, then kfifo_alloc(n), then in = out = start */
 	KOP_INIT,   /* free, then kfifo_init(caller buffer, n), in = out = start */
 	KOP_FREE,
@@ -214,13 +297,17 @@ enum kop_kind {
 static const char *const kop_names[KOP_COUNT] = {
 	"in", "out", "from_user", "to_user", "in_locked", "out_locked",
 	"skip", "reset", "reset_out", "in_rec", "out_rec", "from_user_rec",
-	"to_user_rec", "peek_rec", "skip_rec", "alloc", "init", "free"
+	"to_user_rec", "peek_rec", "skip_rec", "in_prepare", "in_finish",
+	"out_prepare", "out_finish", "out_peek", "avail_rec", "alloc", "init",
+	"free"
 };
 
 /* op flags */
 #define KOP_CONST_RECSIZE 1u /* call with a literal recsize when 0, 1, 2 */
 #define KOP_TOTAL_NULL 2u    /* pass total = NULL */
 #define KOP_NULL_BUFFER 4u   /* KOP_INIT: pass buffer = NULL */
+#define KOP_COPIED 8u        /* KOP_FROM_USER / KOP_TO_USER: the mainline
+				four-argument form */
 
 struct kop {
 	unsigned int kind;
@@ -228,6 +315,7 @@ struct kop {
 	unsigned int recsize;
 	unsigned int flags;
 	unsigned int start;   /* KOP_ALLOC / KOP_INIT: the starting index */
+	unsigned int offset;  /* KOP_OUT_PEEK */
 	unsigned char fill;   /* the sentinel pre-filled into output buffers */
 	unsigned int seed;    /* KOP_IN*: where in the source pattern to start */
 };
@@ -254,7 +342,9 @@ static inline int kdiff_open(struct kdiff *d)
 	d->dst_m = (unsigned char *)malloc(KMODEL_MAX + KMODEL_SLACK);
 	d->caller = (unsigned char *)malloc(KMODEL_MAX);
 	d->model.data = (unsigned char *)malloc(KMODEL_MAX);
-	if (!d->src || !d->dst_f || !d->dst_m || !d->caller || !d->model.data)
+	d->model.pending = (unsigned char *)malloc(KMODEL_MAX);
+	if (!d->src || !d->dst_f || !d->dst_m || !d->caller || !d->model.data ||
+	    !d->model.pending)
 		return -1;
 	for (i = 0; i < 2 * KMODEL_MAX; i++)
 		d->src[i] = (unsigned char)((i * 131u + (i >> 8) * 7u) ^ (i >> 16));
@@ -271,6 +361,7 @@ static inline void kdiff_close(struct kdiff *d)
 	free(d->dst_m);
 	free(d->caller);
 	free(d->model.data);
+	free(d->model.pending);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -389,6 +480,10 @@ static inline const char *kdiff_compare_state(struct kdiff *d)
 
 	if (kfifo_valid(f) != 1)
 		KDIFF_FAIL(d, "kfifo_valid() is %d", kfifo_valid(f));
+	/* every set-up the executor makes has a buffer exactly when size > 0 */
+	if (kfifo_initialized(f) != (m->size != 0))
+		KDIFF_FAIL(d, "kfifo_initialized() is %d with size %u",
+			   kfifo_initialized(f), m->size);
 	if (f->size != m->size || f->in != m->in || f->out != m->out)
 		KDIFF_FAIL(d, "size/in/out %u/%u/%u, model %u/%u/%u", f->size,
 			   f->in, f->out, m->size, m->in, m->out);
@@ -421,6 +516,62 @@ static inline const char *kdiff_compare_state(struct kdiff *d)
 }
 
 /*
+ * The regions of a prepare that returned @total at index @idx: r[0] at the
+ * index, r[1] at the start of the buffer holding what does not fit before
+ * its end, both empty for a total of 0, never outside the buffer, their
+ * data never NULL (so that memcpy of 0 bytes is defined).
+ */
+static inline const char *kdiff_check_regions(struct kdiff *d,
+					      const struct kfifo_region *r,
+					      unsigned int idx,
+					      unsigned int total)
+{
+	struct kfifo *f = &d->fifo;
+	unsigned int off, first;
+
+	if (r[0].data == NULL || r[1].data == NULL)
+		KDIFF_FAIL(d, "a region with data NULL (total %u)", total);
+	if (total == 0) {
+		if (r[0].len != 0 || r[1].len != 0)
+			KDIFF_FAIL(d, "total 0 but regions of %u and %u bytes",
+				   r[0].len, r[1].len);
+		return NULL;
+	}
+	off = idx & (f->size - 1);
+	first = kmodel_min(total, f->size - off);
+	if (r[0].data != f->buffer + off || r[0].len != first ||
+	    r[1].data != f->buffer || r[1].len != total - first)
+		KDIFF_FAIL(d, "regions (+%td, %u) (+%td, %u), expected (+%u, %u) (+0, %u)",
+			   r[0].data - f->buffer, r[0].len,
+			   r[1].data - f->buffer, r[1].len, off, first,
+			   total - first);
+	return NULL;
+}
+
+/* The bytes of the two regions, in order, into @to. */
+static inline void kdiff_gather(const struct kfifo_region *r, unsigned char *to)
+{
+	memcpy(to, r[0].data, r[0].len);
+	memcpy(to + r[0].len, r[1].data, r[1].len);
+}
+
+/* Calls that may write into the free space: after them the bytes written
+ * after the last kfifo_in_prepare() are no longer known to be there. */
+static inline int kdiff_producer_may_write(unsigned int kind)
+{
+	switch (kind) {
+	case KOP_IN:
+	case KOP_FROM_USER:
+	case KOP_IN_LOCKED:
+	case KOP_RESET:
+	case KOP_IN_REC:
+	case KOP_FROM_USER_REC:
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Apply @op to the fifo and to the model.  Returns NULL when everything
  * agrees, else a description of the first difference (in d->msg).
  */
@@ -434,9 +585,13 @@ static inline const char *kdiff_apply(struct kdiff *d, const struct kop *op)
 	unsigned int tf = 0xdeadbeefu, tm = 0xdeadbeefu;
 	unsigned int *ptf = (op->flags & KOP_TOTAL_NULL) ? NULL : &tf;
 	unsigned int *ptm = (op->flags & KOP_TOTAL_NULL) ? NULL : &tm;
-	int outputs = 0;
+	int outputs = 0, rc = 0;
+	struct kfifo_region r[2];
+	const char *rerr;
 
 	d->ops++;
+	if (kdiff_producer_may_write(op->kind) || op->kind >= KOP_ALLOC)
+		m->pending_len = 0;
 	if (op->kind >= KOP_ALLOC) {
 		long long g = 0, w = 0;
 
@@ -457,6 +612,8 @@ static inline const char *kdiff_apply(struct kdiff *d, const struct kop *op)
 	case KOP_OUT_LOCKED:
 	case KOP_OUT_REC:
 	case KOP_TO_USER_REC:
+	case KOP_OUT_PREPARE:
+	case KOP_OUT_PEEK:
 		memset(d->dst_f, op->fill, span);
 		memset(d->dst_m, op->fill, span);
 		break;
@@ -467,7 +624,14 @@ static inline const char *kdiff_apply(struct kdiff *d, const struct kop *op)
 		want = kmodel_in(m, from, op->n);
 		break;
 	case KOP_FROM_USER:
-		got = kfifo_from_user(f, from, op->n);
+		if (op->flags & KOP_COPIED) {
+			unsigned int copied = 0xdeadbeefu;
+
+			rc = kfifo_from_user(f, from, op->n, &copied);
+			got = copied;
+		} else {
+			got = kfifo_from_user(f, from, op->n);
+		}
 		want = kmodel_in(m, from, op->n);
 		break;
 	case KOP_IN_LOCKED:
@@ -480,7 +644,14 @@ static inline const char *kdiff_apply(struct kdiff *d, const struct kop *op)
 		outputs = 1;
 		break;
 	case KOP_TO_USER:
-		got = kfifo_to_user(f, d->dst_f, op->n);
+		if (op->flags & KOP_COPIED) {
+			unsigned int copied = 0xdeadbeefu;
+
+			rc = kfifo_to_user(f, d->dst_f, op->n, &copied);
+			got = copied;
+		} else {
+			got = kfifo_to_user(f, d->dst_f, op->n);
+		}
 		want = kmodel_out(m, d->dst_m, op->n);
 		outputs = 1;
 		break;
@@ -523,12 +694,66 @@ static inline const char *kdiff_apply(struct kdiff *d, const struct kop *op)
 		kfifo_skip_rec(f, op->recsize);
 		kmodel_skip_rec(m, op->recsize);
 		break;
+	case KOP_IN_PREPARE:
+		got = kfifo_in_prepare(f, r, op->n);
+		want = kmodel_in_prepare(m, op->n);
+		rerr = kdiff_check_regions(d, r, m->in, (unsigned int)got);
+		if (rerr)
+			return rerr;
+		if (got == want) {
+			/* the producer writes its data in place */
+			memcpy(r[0].data, from, r[0].len);
+			memcpy(r[1].data, from + r[0].len, r[1].len);
+			memcpy(m->pending, from, (size_t)want);
+			m->pending_len = (unsigned int)want;
+		}
+		break;
+	case KOP_IN_FINISH: {
+		unsigned int k = kmodel_min(op->n, kmodel_avail(m)), i;
+
+		/* bytes published but never written after a prepare: the
+		 * model adopts what the buffer holds there */
+		for (i = kmodel_min(k, m->pending_len); i < k; i++)
+			d->dst_m[i] = f->buffer[(m->in + i) & (f->size - 1)];
+		got = kfifo_in_finish(f, op->n);
+		want = kmodel_in_finish(m, op->n,
+					d->dst_m + kmodel_min(k, m->pending_len));
+		break;
+	}
+	case KOP_OUT_PREPARE:
+		got = kfifo_out_prepare(f, r, op->n);
+		want = kmodel_out_prepare(m, op->n);
+		rerr = kdiff_check_regions(d, r, m->out, (unsigned int)got);
+		if (rerr)
+			return rerr;
+		if (got == want) {
+			kdiff_gather(r, d->dst_f);
+			memcpy(d->dst_m, m->data, (size_t)want);
+		}
+		outputs = 1;
+		break;
+	case KOP_OUT_FINISH:
+		got = kfifo_out_finish(f, op->n);
+		want = kmodel_out_finish(m, op->n);
+		break;
+	case KOP_OUT_PEEK:
+		got = kfifo_out_peek(f, d->dst_f, op->n, op->offset);
+		want = kmodel_out_peek(m, d->dst_m, op->n, op->offset);
+		outputs = 1;
+		break;
+	case KOP_AVAIL_REC:
+		got = kfifo_avail_rec(f, op->recsize);
+		want = kmodel_avail_rec(m, op->recsize);
+		break;
 	default:
 		KDIFF_FAIL(d, "bad op kind %u", op->kind);
 	}
 	if (got != want)
 		KDIFF_FAIL(d, "%s(n=%u, recsize=%u) returned %llu, model %llu",
 			   kop_names[op->kind], op->n, op->recsize, got, want);
+	if (rc != 0)
+		KDIFF_FAIL(d, "%s(n=%u) in the four-argument form returned %d",
+			   kop_names[op->kind], op->n, rc);
 	if (outputs && memcmp(d->dst_f, d->dst_m, span) != 0) {
 		unsigned int i = 0;
 
@@ -543,9 +768,9 @@ static inline const char *kdiff_apply(struct kdiff *d, const struct kop *op)
 
 static inline void kdiff_describe(const struct kop *op, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s n=%u recsize=%u flags=%u start=%u",
+	snprintf(buf, len, "%s n=%u recsize=%u flags=%u start=%u offset=%u",
 		 op->kind < KOP_COUNT ? kop_names[op->kind] : "?", op->n,
-		 op->recsize, op->flags, op->start);
+		 op->recsize, op->flags, op->start, op->offset);
 }
 
 #endif /* KFIFO_MODEL_H */

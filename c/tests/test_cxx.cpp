@@ -2,8 +2,9 @@
 //
 // test_cxx.cpp - the public header from C++ (API.md 1.1: "usable from
 // C++"): extern "C" linkage of every call, the declaration macros, the
-// inline record dispatch and the kernel names, at -Wall -Wextra -Wpedantic
-// -Werror.
+// inline record dispatch, the kernel names, the mainline calls (with the
+// argument-count dispatch of kfifo_from_user/kfifo_to_user) and the
+// zero-copy calls, at -Wall -Wextra -Wpedantic -Werror.
 #include <kfifo.h>
 
 #include <climits>
@@ -97,6 +98,50 @@ void test_cxx_declaration_macros()
 	CHECK(k.buffer == buf);
 }
 
+// The mainline 2.6.33-2.6.35 calls, the four-argument user copies and the
+// zero-copy calls from C++.
+void test_cxx_mainline_calls()
+{
+	struct kfifo f;
+	unsigned int copied = 0;
+
+	CHECK_INT(kfifo_alloc(&f, 16, GFP_KERNEL), 0);
+	CHECK_INT(kfifo_initialized(&f), 1);
+	CHECK_INT(kfifo_from_user(&f, "abcdef", 6, &copied), 0);
+	CHECK_UINT(copied, 6);
+	CHECK_UINT(kfifo_from_user(&f, "gh", 2), 2);
+	CHECK_UINT(kfifo_out_peek(&f, out, 3, 2), 3);
+	CHECK_MEM(out, "cde", 3);
+	CHECK_UINT(kfifo_avail_rec(&f, 1), 7);
+	CHECK_INT(kfifo_to_user(&f, out, 4, &copied), 0);
+	CHECK_UINT(copied, 4);
+	CHECK_UINT(kfifo_to_user(&f, out, 64), 4);
+	CHECK_MEM(out, "efgh", 4);
+	kfifo_free(&f);
+	CHECK_INT(kfifo_initialized(&f), 0);
+}
+
+void test_cxx_zero_copy()
+{
+	struct kfifo f;
+	struct kfifo_region r[2];
+
+	CHECK_INT(kfifo_alloc(&f, 8, GFP_KERNEL), 0);
+	f.in = f.out = UINT_MAX - 1;
+	CHECK_UINT(kfifo_in_prepare(&f, r, 5), 5);
+	CHECK_UINT(r[0].len, 2);
+	CHECK_UINT(r[1].len, 3);
+	std::memcpy(r[0].data, "ab", 2);
+	std::memcpy(r[1].data, "cde", 3);
+	CHECK_UINT(kfifo_in_finish(&f, 5), 5);
+	CHECK_UINT(kfifo_out_prepare(&f, r, 8), 5);
+	CHECK_MEM(r[0].data, "ab", 2);
+	CHECK_MEM(r[1].data, "cde", 3);
+	CHECK_UINT(kfifo_out_finish(&f, 5), 5);
+	CHECK_INT(kfifo_is_empty(&f), 1);
+	kfifo_free(&f);
+}
+
 } // namespace
 
 int main()
@@ -104,5 +149,7 @@ int main()
 	RUN_TEST(test_cxx_byte_stream);
 	RUN_TEST(test_cxx_records_and_locks);
 	RUN_TEST(test_cxx_declaration_macros);
+	RUN_TEST(test_cxx_mainline_calls);
+	RUN_TEST(test_cxx_zero_copy);
 	return th_finish("test_cxx");
 }

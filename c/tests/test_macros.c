@@ -3,12 +3,15 @@
  * test_macros.c - the declaration macros of API.md 1.2: KFIFO_INIT,
  * DECLARE_KFIFO in a struct and in a union, INIT_KFIFO, DEFINE_KFIFO at
  * file and block scope; a full fifo never touches its neighbours or its
- * own header.  (Non-powers of two are rejected at compile time: see the
+ * own header; the declared sizes are exact (the union is the header plus
+ * size bytes, name_buffer of DEFINE_KFIFO is size bytes) and the data lies
+ * right after the header.  (Non-powers of two are rejected at compile time: see the
  * compile_*_KFIFO_size_* ctest cases and compile_pow2.c.)
  */
 #include <kfifo.h>
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_harness.h"
@@ -194,6 +197,98 @@ static void test_declared_fifo_wraps_near_uint_max(void)
 	}
 }
 
+/* ---- sizes and placement ------------------------------------------------ */
+
+#define CANARY_BYTES 64
+#define CANARY_BYTE 0xc5
+
+/*
+ * A fifo declared with DECLARE_KFIFO(fifo, @size) inside a struct, a canary
+ * after it.  @buffer_member and @member_size are the union's byte array and
+ * its sizeof.  The union holds exactly the header and @size bytes; the data
+ * lies right after the header and ends where the union's array ends;
+ * filling the fifo completely, at every offset, touches neither the header
+ * nor the canary.
+ */
+static void check_declared(struct kfifo *f, const unsigned char *buffer_member,
+			   size_t member_size, const unsigned char *canary,
+			   unsigned int size)
+{
+	const struct kfifo header = *f;
+	unsigned int round;
+
+	th_context("DECLARE_KFIFO size %u", size);
+	CHECK_UINT(member_size, sizeof(struct kfifo) + size);
+	CHECK(buffer_member == (const unsigned char *)f);
+	CHECK_UINT(kfifo_size(f), size);
+	CHECK(f->buffer == (unsigned char *)f + sizeof(struct kfifo));
+	CHECK(f->buffer + size == buffer_member + member_size);
+	CHECK(f->buffer + size <= canary);
+	for (round = 0; round < size + 2 && round < 70; round++) {
+		memset(src, 0x80 | round, size);
+		CHECK_UINT(kfifo_in(f, src, size + 1), size);
+		CHECK_UINT(kfifo_out(f, dst, size), size);
+		CHECK_MEM(dst, src, size);
+		CHECK_UINT(kfifo_in(f, src, 1), 1);
+		kfifo_skip(f, 1);
+	}
+	memset(src, 0xff, size);
+	CHECK_UINT(kfifo_in(f, src, size), size);
+	CHECK(kt_all_equal(canary, 0, CANARY_BYTES, CANARY_BYTE));
+	CHECK(f->buffer == header.buffer);
+	CHECK_UINT(f->size, size);
+	CHECK_UINT(kfifo_len(f), size);
+}
+
+#define DECLARED_CASE(SIZE)                                                    \
+	do {                                                                   \
+		struct {                                                       \
+			DECLARE_KFIFO(fifo, SIZE);                             \
+			unsigned char canary[CANARY_BYTES];                    \
+		} *h = malloc(sizeof(*h));                                     \
+		if (!CHECK(h != NULL))                                         \
+			break;                                                 \
+		memset(h, 0, sizeof(*h));                                      \
+		memset(h->canary, CANARY_BYTE, CANARY_BYTES);                  \
+		INIT_KFIFO(h->fifo);                                           \
+		check_declared(&h->fifo, h->fifo_buffer,                       \
+			       sizeof(h->fifo_buffer), h->canary, SIZE);       \
+		free(h);                                                       \
+	} while (0)
+
+static void test_declare_kfifo_size_and_placement(void)
+{
+	DECLARED_CASE(1);
+	DECLARED_CASE(2);
+	DECLARED_CASE(64);
+	DECLARED_CASE(1024);
+}
+
+/* DEFINE_KFIFO(name, @size): a @size-byte name_buffer, and the fifo over
+ * exactly that buffer. */
+#define DEFINED_CASE(SIZE)                                                     \
+	do {                                                                   \
+		DEFINE_KFIFO(d, SIZE);                                         \
+		th_context("DEFINE_KFIFO size %u", SIZE);                      \
+		CHECK_UINT(sizeof(d_buffer), SIZE);                            \
+		CHECK(d.buffer == d_buffer);                                   \
+		CHECK_UINT(kfifo_size(&d), SIZE);                              \
+		CHECK_UINT(kfifo_len(&d), 0);                                  \
+		exercise(&d, SIZE);                                            \
+		CHECK(kt_all_equal(d_buffer, 0, SIZE, 0xff));                  \
+	} while (0)
+
+static void test_define_kfifo_size_and_placement(void)
+{
+	DEFINED_CASE(1u);
+	DEFINED_CASE(8u);
+	DEFINED_CASE(512u);
+	th_context("file scope");
+	CHECK_UINT(sizeof(file_fifo_one_buffer), 1);
+	CHECK(file_fifo_one.buffer == file_fifo_one_buffer);
+	CHECK_UINT(sizeof(static_file_fifo_buffer), 8);
+}
+
 int main(void)
 {
 	RUN_TEST(test_kfifo_init_initializer);
@@ -202,5 +297,7 @@ int main(void)
 	RUN_TEST(test_declare_kfifo_in_a_struct_leaves_neighbours_alone);
 	RUN_TEST(test_declare_kfifo_in_a_union);
 	RUN_TEST(test_declared_fifo_wraps_near_uint_max);
+	RUN_TEST(test_declare_kfifo_size_and_placement);
+	RUN_TEST(test_define_kfifo_size_and_placement);
 	return th_finish("test_macros");
 }

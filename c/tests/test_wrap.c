@@ -4,6 +4,9 @@
  * CMakeLists.txt) can show:
  *   - kfifo_alloc() returns -ENOMEM and leaves a valid size-0 fifo when
  *     malloc fails;
+ *   - the size limit is exactly 2^31: 2^31 (and what rounds up to it) is
+ *     asked of malloc, 2^31 + 1 is refused without asking, and no test
+ *     allocates 2 GiB for it (the wrapper hands out a small block);
  *   - kfifo_free() frees exactly the buffer kfifo_alloc() allocated, once,
  *     and never a kfifo_init() / DEFINE_KFIFO / INIT_KFIFO buffer;
  *   - the inline record calls dispatch a compile-time-constant recsize to
@@ -12,6 +15,7 @@
 #include <kfifo.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -25,6 +29,9 @@ void *__wrap_malloc(size_t n);
 void __wrap_free(void *p);
 
 static int fail_mallocs;
+static int fake_big_mallocs; /* hand out fake_block for requests >= 1 GiB */
+static unsigned char fake_block[64];
+static unsigned long mallocs;
 static size_t last_malloc_size;
 static void *last_malloc;
 static unsigned long frees;
@@ -32,12 +39,16 @@ static void *last_freed;
 
 void *__wrap_malloc(size_t n)
 {
+	mallocs++;
 	if (fail_mallocs) {
 		fail_mallocs--;
 		return NULL;
 	}
 	last_malloc_size = n;
-	last_malloc = __real_malloc(n);
+	if (fake_big_mallocs && n >= (1u << 30))
+		last_malloc = fake_block;
+	else
+		last_malloc = __real_malloc(n);
 	return last_malloc;
 }
 
@@ -47,7 +58,8 @@ void __wrap_free(void *p)
 		frees++;
 		last_freed = p;
 	}
-	__real_free(p);
+	if (p != fake_block)
+		__real_free(p);
 }
 
 static unsigned long calls_const[2][3]; /* [in, out][recsize] */
@@ -130,6 +142,46 @@ static void test_alloc_returns_enomem_when_malloc_fails(void)
 	CHECK_INT(kfifo_alloc(&f, 64, GFP_KERNEL), 0);
 	CHECK_UINT(kfifo_size(&f), 64);
 	kfifo_free(&f);
+}
+
+/* The limit is exactly 2^31.  The buffer is never touched here, so the
+ * wrapper can answer the 2 GiB request with a 64-byte block. */
+static void test_alloc_limit_is_exactly_2_pow_31(void)
+{
+	static const unsigned int accepted[] = { 1u << 31, (1u << 31) - 1,
+						 (1u << 30) + 1 };
+	static const unsigned int refused[] = { (1u << 31) + 1,
+						(1u << 31) + 2, UINT_MAX };
+	struct kfifo f;
+	size_t i;
+
+	fake_big_mallocs = 1;
+	for (i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++) {
+		th_context("size %u", accepted[i]);
+		mallocs = 0;
+		last_malloc_size = 0;
+		CHECK_INT(kfifo_alloc(&f, accepted[i], GFP_KERNEL), 0);
+		CHECK_UINT(mallocs, 1);
+		CHECK_UINT(last_malloc_size, 1u << 31);
+		CHECK(f.buffer == fake_block);
+		CHECK_UINT(kfifo_size(&f), 1u << 31);
+		CHECK_UINT(kfifo_avail(&f), 1u << 31);
+		CHECK_INT(kfifo_valid(&f), 1);
+		frees = 0;
+		kfifo_free(&f);
+		CHECK_UINT(frees, 1);
+		CHECK(last_freed == fake_block);
+	}
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		th_context("size %u", refused[i]);
+		mallocs = 0;
+		CHECK_INT(kfifo_alloc(&f, refused[i], GFP_KERNEL), -EINVAL);
+		CHECK_UINT(mallocs, 0);
+		CHECK_UINT(kfifo_size(&f), 0);
+		CHECK(f.buffer == NULL);
+		CHECK_INT(kfifo_valid(&f), 1);
+	}
+	fake_big_mallocs = 0;
 }
 
 static void test_free_frees_exactly_the_allocated_buffer_once(void)
@@ -245,6 +297,7 @@ static void test_constant_recsize_calls_the_specialised_instance(void)
 int main(void)
 {
 	RUN_TEST(test_alloc_returns_enomem_when_malloc_fails);
+	RUN_TEST(test_alloc_limit_is_exactly_2_pow_31);
 	RUN_TEST(test_free_frees_exactly_the_allocated_buffer_once);
 	RUN_TEST(test_free_never_frees_caller_memory);
 	RUN_TEST(test_constant_recsize_calls_the_specialised_instance);

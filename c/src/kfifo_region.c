@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfifo_region.c - zero-copy access (API.md 3.3): the producer writes into
+ * the buffer in place and then publishes, the consumer reads in place and
+ * then releases.
+ *
+ * Prepare only looks: it computes the regions from the same bounds kfifo_in()
+ * and kfifo_out() use and stores no index, so a prepare that is never
+ * finished changes nothing.  Finish stores the index through the same
+ * publish helper as kfifo_in() / kfifo_out() (kfifo_internal.h), so that
+ * whatever those helpers do on publication (release ordering, the Debug
+ * invariant check, waking waiters) finish does too.
+ */
+#include "kfifo_internal.h"
+
+/* The @n (0 < @n <= size) bytes at index @idx as one or two regions. */
+static void kfifo__regions(struct kfifo *fifo, unsigned int idx, unsigned int n,
+			   struct kfifo_region r[2])
+{
+	unsigned int off = idx & (fifo->size - 1);
+	unsigned int first = fifo->size - off;
+
+	if (first > n)
+		first = n;
+	r[0].data = fifo->buffer + off;
+	r[0].len = first;
+	r[1].data = fifo->buffer;
+	r[1].len = n - first;
+}
+
+/*
+ * Nothing to describe: two empty regions.  Their data is never NULL, not
+ * even for a size-0 fifo (which has no buffer), so that callers may pass it
+ * to memcpy() with the length 0 as they do for a non-empty region.
+ */
+static unsigned char kfifo__nowhere;
+
+static unsigned int kfifo__no_regions(struct kfifo *fifo,
+				      struct kfifo_region r[2])
+{
+	r[0].data = r[1].data = fifo->buffer ? fifo->buffer : &kfifo__nowhere;
+	r[0].len = r[1].len = 0;
+	return 0;
+}
+
+unsigned int kfifo_in_prepare(struct kfifo *fifo, struct kfifo_region r[2],
+			      unsigned int n)
+{
+	unsigned int in = kfifo__load_relaxed(&fifo->in);
+	unsigned int avail = kfifo__avail_for(fifo, in, n);
+
+	if (n > avail)
+		n = avail;
+	if (n == 0)
+		return kfifo__no_regions(fifo, r);
+	kfifo__regions(fifo, in, n, r);
+	return n;
+}
+
+unsigned int kfifo_in_finish(struct kfifo *fifo, unsigned int n)
+{
+	unsigned int in = kfifo__load_relaxed(&fifo->in);
+	unsigned int avail = kfifo__avail_for(fifo, in, n);
+
+	if (n > avail)
+		n = avail;
+	if (n == 0)
+		return 0;
+	kfifo__publish_in(fifo, in + n);
+	return n;
+}
+
+unsigned int kfifo_out_prepare(struct kfifo *fifo, struct kfifo_region r[2],
+			       unsigned int n)
+{
+	unsigned int out = kfifo__load_relaxed(&fifo->out);
+	unsigned int len = kfifo__len_for(fifo, out, n);
+
+	if (n > len)
+		n = len;
+	if (n == 0)
+		return kfifo__no_regions(fifo, r);
+	kfifo__regions(fifo, out, n, r);
+	return n;
+}
+
+unsigned int kfifo_out_finish(struct kfifo *fifo, unsigned int n)
+{
+	unsigned int out = kfifo__load_relaxed(&fifo->out);
+	unsigned int len = kfifo__len_for(fifo, out, n);
+
+	if (n > len)
+		n = len;
+	if (n == 0)
+		return 0;
+	kfifo__publish_out(fifo, out + n);
+	return n;
+}
