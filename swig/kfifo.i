@@ -117,6 +117,10 @@
 %rename(is_full) kfpy_is_full;
 %rename(valid) kfpy_valid;
 %rename(is_freed) kfpy_is_freed;
+%rename(in_prepare) kfpy_in_prepare;
+%rename(in_finish) kfpy_in_finish;
+%rename(out_prepare) kfpy_out_prepare;
+%rename(out_finish) kfpy_out_finish;
 %rename(__enter__) kfpy_enter;
 %rename(__exit__) kfpy_exit;
 %rename(__reduce_ex__) kfpy_reduce_ex;
@@ -143,6 +147,11 @@ PyObject *kfpy_peek_rec(kfpy_kfifo *self, unsigned int recsize);
 PyObject *kfpy_skip(kfpy_kfifo *self, unsigned int n);
 PyObject *kfpy_skip_rec(kfpy_kfifo *self, unsigned int recsize);
 PyObject *kfpy_reset_out(kfpy_kfifo *self);
+/* zero-copy: in_* on the producer side, out_* on the consumer side */
+PyObject *kfpy_in_prepare(kfpy_kfifo *self, unsigned int n);
+PyObject *kfpy_in_finish(kfpy_kfifo *self, unsigned int n);
+PyObject *kfpy_out_prepare(kfpy_kfifo *self, unsigned int n);
+PyObject *kfpy_out_finish(kfpy_kfifo *self, unsigned int n);
 /* both sides */
 PyObject *kfpy_reset(kfpy_kfifo *self);
 PyObject *kfpy_free(kfpy_kfifo *self);

@@ -275,6 +275,76 @@ recsize : {0, 1, 2}
     Header size.
 %}
 
+%feature("docstring") kfpy_in_prepare %{in_prepare($self, n, /)
+--
+
+Writable views of up to ``n`` free bytes at the write position
+(``kfifo_in_prepare``): the first view, and a second one (empty unless
+the free space wraps around the end of the ring). Write into them in
+place, then publish with ``in_finish``. Producer side.
+
+Parameters
+----------
+n : int
+    Bytes wanted; the views cover ``min(n, avail())`` bytes.
+
+Returns
+-------
+tuple of (memoryview, memoryview)
+    Views into the ring buffer itself (``numpy.frombuffer`` works on
+    them). While any view (or an array made from one) is alive,
+    ``free()`` raises ``BufferError``.
+
+Examples
+--------
+>>> f = Kfifo(8)
+>>> a, b = f.in_prepare(3)
+>>> a[:3] = b"abc"; f.in_finish(3)
+3
+>>> f.out(3)
+b'abc'
+%}
+
+%feature("docstring") kfpy_in_finish %{in_finish($self, n, /)
+--
+
+Publish ``n`` bytes written into the views of ``in_prepare``
+(``kfifo_in_finish``): they become visible to the consumer, and a thread
+waiting for data wakes. Producer side.
+
+Returns
+-------
+int
+    ``min(n, avail())``: the bytes published.
+%}
+
+%feature("docstring") kfpy_out_prepare %{out_prepare($self, n, /)
+--
+
+Read-only views of up to ``n`` stored bytes at the read position
+(``kfifo_out_prepare``), in order: the first view, then a second one
+(empty unless the data wraps). Nothing is removed until ``out_finish``.
+Consumer side.
+
+Returns
+-------
+tuple of (memoryview, memoryview)
+    Read-only views into the ring buffer; while any is alive, ``free()``
+    raises ``BufferError``.
+%}
+
+%feature("docstring") kfpy_out_finish %{out_finish($self, n, /)
+--
+
+Remove ``n`` bytes read through ``out_prepare`` (``kfifo_out_finish``);
+a thread waiting for room wakes. Consumer side.
+
+Returns
+-------
+int
+    ``min(n, len())``: the bytes removed.
+%}
+
 %feature("docstring") kfpy_reset %{reset($self, /)
 --
 

@@ -98,6 +98,7 @@ struct kfpy_spinlock {
 };
 
 static PyTypeObject kfpy_SpinLockType;
+static PyTypeObject kf_RegionType;
 
 /* ---- errors ------------------------------------------------------------------ */
 
@@ -696,8 +697,8 @@ static int kf_tp_clear(PyObject *self)
 	kfpy_kfifo *k = (kfpy_kfifo *)self;
 	Py_buffer view;
 
-	if (k->st == NULL)
-		return 0;
+	if (k->st == NULL || k->exports > 0)
+		return 0;	/* a view still points in: freed by dealloc */
 	if (kf_exiting_in_flight(k->st)) {
 		kf_abandon(k);
 		return 0;
@@ -1023,6 +1024,13 @@ PyObject *kfpy_free(kfpy_kfifo *k)
 
 	if (k->freed)
 		Py_RETURN_NONE;
+	if (k->exports > 0) {
+		PyErr_Format(PyExc_BufferError,
+			     "Kfifo.free(): %zd memoryview(s) of in_prepare() or "
+			     "out_prepare() still point into the fifo; release "
+			     "them first", k->exports);
+		return NULL;
+	}
 	if (kf_exiting_in_flight(k->st)) {
 		kf_abandon(k);
 		Py_RETURN_NONE;
@@ -1034,6 +1042,127 @@ PyObject *kfpy_free(kfpy_kfifo *k)
 	if (has_view)
 		PyBuffer_Release(&view);
 	Py_RETURN_NONE;
+}
+
+/* ---- zero-copy views ------------------------------------------------------------------ */
+
+/*
+ * A run of the ring buffer, exported once as a memoryview.  It holds a
+ * reference to its fifo and counts in k->exports while the memoryview (or
+ * anything that re-exported it, numpy.frombuffer included) is alive, so
+ * free() can refuse (BufferError) and no view ever points at freed memory.
+ * The type is private: users only ever see the memoryview.
+ */
+typedef struct {
+	PyObject_HEAD
+	kfpy_kfifo *fifo;
+	unsigned char *data;
+	Py_ssize_t len;
+	int readonly;
+} kf_region;
+
+static int kf_region_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+	kf_region *r = (kf_region *)self;
+
+	if (PyBuffer_FillInfo(view, self, r->data, r->len, r->readonly, flags) < 0)
+		return -1;
+	r->fifo->exports++;
+	return 0;
+}
+
+static void kf_region_releasebuffer(PyObject *self, Py_buffer *view)
+{
+	(void)view;
+	((kf_region *)self)->fifo->exports--;
+}
+
+static void kf_region_dealloc(PyObject *self)
+{
+	Py_DECREF(((kf_region *)self)->fifo);
+	PyObject_Free(self);
+}
+
+static PyBufferProcs kf_region_as_buffer = {
+	.bf_getbuffer = kf_region_getbuffer,
+	.bf_releasebuffer = kf_region_releasebuffer,
+};
+
+static PyTypeObject kf_RegionType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "kfifo._Region",
+	.tp_basicsize = sizeof(kf_region),
+	.tp_dealloc = kf_region_dealloc,
+	.tp_as_buffer = &kf_region_as_buffer,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "A run of a fifo's ring buffer, seen through a memoryview.",
+};
+
+/* A memoryview of @reg (inside k's buffer); NULL with an exception. */
+static PyObject *kf_view(kfpy_kfifo *k, const struct kfifo_region *reg,
+			 int readonly)
+{
+	kf_region *r = PyObject_New(kf_region, &kf_RegionType);
+	PyObject *mv;
+
+	if (r == NULL)
+		return NULL;
+	Py_INCREF(k);
+	r->fifo = k;
+	r->data = reg->data;
+	r->len = (Py_ssize_t)reg->len;
+	r->readonly = readonly;
+	mv = PyMemoryView_FromObject((PyObject *)r);
+	Py_DECREF(r);	/* the memoryview holds it now */
+	return mv;
+}
+
+typedef unsigned int (*kf_prepare_fn)(struct kfifo *, struct kfifo_region *,
+				      unsigned int);
+
+static PyObject *kf_prepare(kfpy_kfifo *k, kf_side *s, kf_prepare_fn fn,
+			    const char *method, unsigned int n, int readonly)
+{
+	struct kfifo_region reg[2];
+	PyObject *a, *b, *res;
+
+	if (kf_enter(k, s, method) < 0)
+		return NULL;
+	fn(&k->st->fifo, reg, n);
+	a = kf_view(k, &reg[0], readonly);
+	b = a ? kf_view(k, &reg[1], readonly) : NULL;
+	if (b == NULL) {
+		Py_XDECREF(a);
+		return NULL;
+	}
+	res = PyTuple_Pack(2, a, b);
+	Py_DECREF(a);
+	Py_DECREF(b);
+	return res;
+}
+
+PyObject *kfpy_in_prepare(kfpy_kfifo *k, unsigned int n)
+{
+	return kf_prepare(k, &k->st->prod, kfifo_in_prepare, "in_prepare", n, 0);
+}
+
+PyObject *kfpy_out_prepare(kfpy_kfifo *k, unsigned int n)
+{
+	return kf_prepare(k, &k->st->cons, kfifo_out_prepare, "out_prepare", n, 1);
+}
+
+PyObject *kfpy_in_finish(kfpy_kfifo *k, unsigned int n)
+{
+	if (kf_enter(k, &k->st->prod, "in_finish") < 0)
+		return NULL;
+	return PyLong_FromUnsignedLong(kfifo_in_finish(&k->st->fifo, n));
+}
+
+PyObject *kfpy_out_finish(kfpy_kfifo *k, unsigned int n)
+{
+	if (kf_enter(k, &k->st->cons, "out_finish") < 0)
+		return NULL;
+	return PyLong_FromUnsignedLong(kfifo_out_finish(&k->st->fifo, n));
 }
 
 /* ---- queries (either side; a snapshot, under the GIL) ----------------------------------- */
@@ -1260,6 +1389,8 @@ static int kf_add_type(PyObject *module, PyTypeObject *type, const char *name,
 int kfpy_types_init(PyObject *module, PyMethodDef *kfifo_methods,
 		    PyMethodDef *spinlock_methods)
 {
+	if (PyType_Ready(&kf_RegionType) < 0)
+		return -1;
 	if (kf_add_type(module, &kfpy_KfifoType, "Kfifo", kfifo_methods) < 0 ||
 	    kf_add_type(module, &kfpy_SpinLockType, "SpinLock",
 			spinlock_methods) < 0)

@@ -41,6 +41,7 @@ typedef struct kfpy_kfifo {
 	int freed;             /* free() ran: every call raises */
 	int has_view;          /* view holds the object of Kfifo(buffer=obj) */
 	Py_buffer view;
+	Py_ssize_t exports;    /* memoryviews of in_prepare/out_prepare alive */
 } kfpy_kfifo;
 
 extern PyTypeObject kfpy_KfifoType;
@@ -126,6 +127,11 @@ PyObject *kfpy_avail(kfpy_kfifo *k);
 PyObject *kfpy_is_empty(kfpy_kfifo *k);
 PyObject *kfpy_is_full(kfpy_kfifo *k);
 PyObject *kfpy_valid(kfpy_kfifo *k);
+/* zero-copy (API.md 3.3): two memoryviews over the ring, and finishing */
+PyObject *kfpy_in_prepare(kfpy_kfifo *k, unsigned int n);
+PyObject *kfpy_in_finish(kfpy_kfifo *k, unsigned int n);
+PyObject *kfpy_out_prepare(kfpy_kfifo *k, unsigned int n);
+PyObject *kfpy_out_finish(kfpy_kfifo *k, unsigned int n);
 
 /* These take the object itself: they work on any Kfifo, even a freed or
  * uninitialised one. */
