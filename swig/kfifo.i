@@ -84,6 +84,14 @@
 		SWIG_fail;
 }
 
+/* The same conversions under the names the blocking calls take by keyword. */
+%apply (const void *from, unsigned int n) { (const void *data, unsigned int n) };
+%apply (void *to, unsigned int n) { (void *buffer, unsigned int n) };
+
+/* timeout=None (seconds); kfifo_py.c checks it, naming the method */
+%typemap(default) PyObject *timeout "$1 = Py_None;"
+%typemap(in) PyObject *timeout "$1 = $input;"
+
 /* Arguments a method accepts and ignores (__exit__, __reduce_ex__). */
 %typemap(in) PyObject *ignored "$1 = $input;"
 
@@ -117,6 +125,16 @@
 %rename(is_full) kfpy_is_full;
 %rename(valid) kfpy_valid;
 %rename(is_freed) kfpy_is_freed;
+%rename(put) kfpy_put;
+%rename(get) kfpy_get;
+%rename(get_into) kfpy_get_into;
+%rename(get_exactly) kfpy_get_exactly;
+%rename(put_rec) kfpy_put_rec;
+%rename(get_rec) kfpy_get_rec;
+%rename(records) kfpy_records;
+%rename(wait_avail) kfpy_wait_avail;
+%rename(wait_len) kfpy_wait_len;
+%rename(close) kfpy_close;
 %rename(in_prepare) kfpy_in_prepare;
 %rename(in_finish) kfpy_in_finish;
 %rename(out_prepare) kfpy_out_prepare;
@@ -147,6 +165,29 @@ PyObject *kfpy_peek_rec(kfpy_kfifo *self, unsigned int recsize);
 PyObject *kfpy_skip(kfpy_kfifo *self, unsigned int n);
 PyObject *kfpy_skip_rec(kfpy_kfifo *self, unsigned int recsize);
 PyObject *kfpy_reset_out(kfpy_kfifo *self);
+/* blocking calls and end of stream; timeout= may be given by keyword */
+%feature("kwargs") kfpy_put;
+%feature("kwargs") kfpy_get;
+%feature("kwargs") kfpy_get_into;
+%feature("kwargs") kfpy_get_exactly;
+%feature("kwargs") kfpy_put_rec;
+%feature("kwargs") kfpy_get_rec;
+%feature("kwargs") kfpy_wait_avail;
+%feature("kwargs") kfpy_wait_len;
+PyObject *kfpy_put(kfpy_kfifo *self, const void *data, unsigned int n,
+		   PyObject *timeout);
+PyObject *kfpy_get(kfpy_kfifo *self, unsigned int n, PyObject *timeout);
+PyObject *kfpy_get_into(kfpy_kfifo *self, void *buffer, unsigned int n,
+			PyObject *timeout);
+PyObject *kfpy_get_exactly(kfpy_kfifo *self, unsigned int n, PyObject *timeout);
+PyObject *kfpy_put_rec(kfpy_kfifo *self, const void *data, unsigned int n,
+		       unsigned int recsize, PyObject *timeout);
+PyObject *kfpy_get_rec(kfpy_kfifo *self, unsigned int recsize,
+		       PyObject *timeout);
+PyObject *kfpy_records(kfpy_kfifo *self, unsigned int recsize);
+PyObject *kfpy_wait_avail(kfpy_kfifo *self, unsigned int n, PyObject *timeout);
+PyObject *kfpy_wait_len(kfpy_kfifo *self, unsigned int n, PyObject *timeout);
+PyObject *kfpy_close(kfpy_kfifo *self);
 /* zero-copy: in_* on the producer side, out_* on the consumer side */
 PyObject *kfpy_in_prepare(kfpy_kfifo *self, unsigned int n);
 PyObject *kfpy_in_finish(kfpy_kfifo *self, unsigned int n);

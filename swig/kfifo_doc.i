@@ -275,6 +275,165 @@ recsize : {0, 1, 2}
     Header size.
 %}
 
+%feature("docstring") kfpy_put %{put($self, data, timeout=None)
+--
+
+Store all of ``data``, waiting for room as needed (like
+``socket.sendall``): data longer than the fifo streams through as the
+consumer takes it. Producer side. Waiting releases the GIL; Ctrl-C
+interrupts it.
+
+Parameters
+----------
+data : bytes-like
+timeout : float or None
+    Seconds, counted from the call; ``None`` waits without limit, ``0``
+    stores what fits and does not wait.
+
+Raises
+------
+TimeoutError
+    Not all of ``data`` was stored in time; what was stored stays (the
+    message says how many bytes).
+BrokenPipeError
+    The fifo is closed (``close()``).
+ValueError
+    A negative timeout, or the fifo was freed (also while waiting).
+%}
+
+%feature("docstring") kfpy_get %{get($self, n, timeout=None)
+--
+
+Wait until at least one byte is stored, then take up to ``n`` bytes (like
+``socket.recv``). Consumer side. ``get(0)`` returns ``b""`` at once.
+
+Returns
+-------
+bytes
+    ``b""`` at end of stream (closed and empty).
+
+Raises
+------
+TimeoutError
+    Nothing arrived in time.
+%}
+
+%feature("docstring") kfpy_get_into %{get_into($self, buffer, timeout=None)
+--
+
+``get`` into a writable buffer, like ``readinto``. Consumer side.
+
+Returns
+-------
+int
+    Bytes written into ``buffer``; 0 at end of stream or for an empty
+    buffer.
+%}
+
+%feature("docstring") kfpy_get_exactly %{get_exactly($self, n, timeout=None)
+--
+
+Wait until ``n`` bytes are stored and take exactly them. Consumer side.
+
+Raises
+------
+ValueError
+    ``n`` is more than ``size()``: it could never be met.
+TimeoutError
+    Fewer than ``n`` bytes arrived in time; nothing is removed.
+EOFError
+    The stream ended (closed) with fewer than ``n`` bytes; nothing is
+    removed.
+%}
+
+%feature("docstring") kfpy_put_rec %{put_rec($self, data, recsize, timeout=None)
+--
+
+Wait for room for the whole record, then store it (``kfifo_in_rec``).
+Producer side.
+
+Raises
+------
+ValueError
+    The record can never fit: longer than its header can say (255 for
+    recsize 1, 65535 for 2) or than the fifo.
+BrokenPipeError
+    The fifo is closed.
+TimeoutError
+    No room in time; nothing stored.
+%}
+
+%feature("docstring") kfpy_get_rec %{get_rec($self, recsize, timeout=None)
+--
+
+Wait for a whole record and take it. Consumer side.
+
+Parameters
+----------
+recsize : {1, 2}
+    A record of recsize 0 has no length to wait for (``ValueError``).
+
+Returns
+-------
+bytes or None
+    The record; ``None`` at end of stream (closed, no whole record left).
+%}
+
+%feature("docstring") kfpy_records %{records($self, recsize, /)
+--
+
+An iterator of records (``get_rec`` without a timeout) that ends at end
+of stream. Consumer side.
+
+Examples
+--------
+>>> f = Kfifo(64)
+>>> f.put_rec(b"one", 1); f.put_rec(b"two", 1); f.close()
+>>> list(f.records(1))
+[b'one', b'two']
+%}
+
+%feature("docstring") kfpy_wait_avail %{wait_avail($self, n, timeout=None)
+--
+
+Wait until ``avail() >= n`` (``kfifo_wait_avail``).
+
+Returns
+-------
+bool
+    True when there is room; False on timeout or when the fifo is closed.
+
+Raises
+------
+ValueError
+    ``n`` is more than ``size()``.
+%}
+
+%feature("docstring") kfpy_wait_len %{wait_len($self, n, timeout=None)
+--
+
+Wait until ``len() >= n`` (``kfifo_wait_len``).
+
+Returns
+-------
+bool
+    True when the bytes are there; False on timeout or at end of stream.
+
+Raises
+------
+ValueError
+    ``n`` is more than ``size()``.
+%}
+
+%feature("docstring") kfpy_close %{close($self, /)
+--
+
+Mark the end of the stream (``kfifo_close``), from either side or any
+thread, and wake every waiter. The other calls go on working: the
+consumer drains what is left. ``reset()`` reopens. Not ``free()``: the
+memory stays.
+%}
+
 %feature("docstring") kfpy_in_prepare %{in_prepare($self, n, /)
 --
 

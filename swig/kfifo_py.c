@@ -57,6 +57,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pythread.h"
 
@@ -90,6 +91,7 @@ typedef struct kfpy_state {
 	struct kfifo fifo;
 	kf_side prod;
 	kf_side cons;
+	unsigned long waiters;   /* threads inside a kfifo_wait_* (GIL-protected) */
 } kf_state;
 
 struct kfpy_spinlock {
@@ -221,7 +223,8 @@ static void kf_enter_both(kf_state *st)
 static int kf_exiting_in_flight(const kf_state *st)
 {
 	return kf_finalizing() &&
-	       (kf_side_in_flight(&st->prod) || kf_side_in_flight(&st->cons));
+	       (kf_side_in_flight(&st->prod) || kf_side_in_flight(&st->cons) ||
+		st->waiters > 0);
 }
 
 /* ---- one call of the C core ------------------------------------------------------ */
@@ -519,7 +522,7 @@ static void kf_state_delete(kf_state *st)
  * run code that uses this fifo).  No call in flight.  Returns whether
  * *view must be released.
  */
-static int kf_mark_freed(kfpy_kfifo *k, Py_buffer *view)
+static int kf_release_memory(kfpy_kfifo *k, Py_buffer *view)
 {
 	int has_view = k->has_view;
 
@@ -703,7 +706,7 @@ static int kf_tp_clear(PyObject *self)
 		kf_abandon(k);
 		return 0;
 	}
-	if (!k->freed && kf_mark_freed(k, &view))
+	if (!k->freed && kf_release_memory(k, &view))
 		PyBuffer_Release(&view);
 	return 0;
 }
@@ -749,28 +752,42 @@ static Py_ssize_t kf_sq_length(PyObject *self)
 
 /* ---- producer side --------------------------------------------------------------------- */
 
-static PyObject *kf_in_common(kfpy_kfifo *k, enum kf_op op, const char *method,
-			      const void *from, unsigned int n,
-			      unsigned int recsize, kfpy_spinlock *lock)
+/* One producer call; its C result in *r.  0, or -1 with an exception. */
+static int kf_in_call(kfpy_kfifo *k, enum kf_op op, const char *method,
+		      const void *from, unsigned int n, unsigned int recsize,
+		      kfpy_spinlock *lock, unsigned int *r)
 {
 	struct kf_call c = { op, from, NULL, n, recsize, 0, NULL };
 	unsigned int copy;
 
 	if (kf_enter(k, &k->st->prod, method) < 0)
-		return NULL;
+		return -1;
 	if (lock != NULL)
 		c.lock = &lock->lock;
 	/* small copies (the common case) need not ask the fill level */
-	if (n < KFPY_GIL_THRESHOLD && !kf_nogil(0, c.lock))
-		return PyLong_FromUnsignedLong(kf_do(&k->st->fifo, &c));
+	if (n < KFPY_GIL_THRESHOLD && !kf_nogil(0, c.lock)) {
+		*r = kf_do(&k->st->fifo, &c);
+		return 0;
+	}
 	/* what will be copied: all of a record or nothing, else min(n, avail) */
 	copy = kfifo_avail(&k->st->fifo);
 	if (op == KF_IN_REC || op == KF_FROM_USER_REC)
 		copy = n <= copy ? n : 0;
 	else if (n < copy)
 		copy = n;
-	return PyLong_FromUnsignedLong(kf_run(k->st, &k->st->prod, &c,
-					      kf_nogil(copy, c.lock)));
+	*r = kf_run(k->st, &k->st->prod, &c, kf_nogil(copy, c.lock));
+	return 0;
+}
+
+static PyObject *kf_in_common(kfpy_kfifo *k, enum kf_op op, const char *method,
+			      const void *from, unsigned int n,
+			      unsigned int recsize, kfpy_spinlock *lock)
+{
+	unsigned int r;
+
+	if (kf_in_call(k, op, method, from, n, recsize, lock, &r) < 0)
+		return NULL;
+	return PyLong_FromUnsignedLong(r);
 }
 
 PyObject *kfpy_in(kfpy_kfifo *k, const void *from, unsigned int n)
@@ -1016,9 +1033,17 @@ PyObject *kfpy_reset(kfpy_kfifo *k)
 	Py_RETURN_NONE;
 }
 
-/* free() waits for calls in flight; a second free() is harmless, as in C. */
+/*
+ * free() waits for calls in flight; a second free() is harmless, as in C.
+ * The fifo counts as freed at once, so nothing new starts; threads asleep
+ * in a blocking call (get, put, the waits) are woken by closing it, see
+ * the fifo freed and raise ValueError; free() lets them all leave before
+ * the memory goes (kfifo_close: "waiters still touch @fifo while they
+ * return").
+ */
 PyObject *kfpy_free(kfpy_kfifo *k)
 {
+	kf_state *st = k->st;
 	Py_buffer view;
 	int has_view = 0;
 
@@ -1031,18 +1056,445 @@ PyObject *kfpy_free(kfpy_kfifo *k)
 			     "them first", k->exports);
 		return NULL;
 	}
-	if (kf_exiting_in_flight(k->st)) {
+	if (kf_exiting_in_flight(st)) {
 		kf_abandon(k);
 		Py_RETURN_NONE;
 	}
-	kf_enter_both(k->st);
-	if (!k->freed)
-		has_view = kf_mark_freed(k, &view);
-	kf_side_release(&k->st->prod);
+	k->freed = 1;
+	while (st->waiters > 0) {
+		kfifo_close(&st->fifo);
+		Py_BEGIN_ALLOW_THREADS
+		sched_yield();
+		Py_END_ALLOW_THREADS
+	}
+	kf_enter_both(st);
+	has_view = kf_release_memory(k, &view);
+	kf_side_release(&st->prod);
 	if (has_view)
 		PyBuffer_Release(&view);
 	Py_RETURN_NONE;
 }
+
+/* ---- waiting (API.md 3.1 in C, 3.4 in Python) -------------------------------------------- */
+
+/* A wait sleeps at most this long at a time: a signal that arrives just
+ * before the kernel sleep begins does not end it (kfifo.h), so Ctrl-C is
+ * seen within one slice however long the timeout. */
+#define KF_WAIT_SLICE_NS 100000000LL
+
+/* kf_wait()'s result when a Python exception is set */
+#define KF_WAIT_ERROR (-100000)
+
+static long long kf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* timeout in seconds (None: no limit) -> a deadline in kf_now_ns() time,
+ * or -1 for none.  It counts from the call: wake-ups do not restart it. */
+static int kf_deadline(PyObject *timeout, const char *method, long long *deadline)
+{
+	double t;
+
+	*deadline = -1;
+	if (timeout == Py_None)
+		return 0;
+	if (!PyFloat_Check(timeout) && !PyLong_Check(timeout) &&
+	    !PyIndex_Check(timeout)) {
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo.%s(): timeout must be a number of seconds or "
+			     "None, not %.100s", method, Py_TYPE(timeout)->tp_name);
+		return -1;
+	}
+	t = PyFloat_AsDouble(timeout);
+	if (t == -1.0 && PyErr_Occurred())
+		return -1;
+	if (!(t >= 0.0)) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.%s(): timeout must not be negative, got %R",
+			     method, timeout);
+		return -1;
+	}
+	if (t < 1e9)	/* beyond 30 years: no limit */
+		*deadline = kf_now_ns() + (long long)(t * 1e9);
+	return 0;
+}
+
+enum kf_wait_kind { KF_WAIT_AVAIL, KF_WAIT_LEN, KF_WAIT_REC };
+
+/*
+ * Wait, without the GIL, for kfifo_wait_<kind>(@arg) until @deadline.
+ * Returns its result (0, -EPIPE, -ETIMEDOUT, -EINVAL), or KF_WAIT_ERROR with
+ * an exception: the fifo was freed meanwhile, or a signal handler raised
+ * (KeyboardInterrupt).  The waiter is counted in st->waiters, under the
+ * GIL, so that free() can wake it and let it leave before the memory goes.
+ */
+static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
+		   unsigned int arg, long long deadline)
+{
+	for (;;) {
+		long long left = -1, slice;
+		struct kfifo *f;
+		int r;
+
+		if (k->freed) {
+			kf_freed_error(method);
+			return KF_WAIT_ERROR;
+		}
+		if (deadline >= 0) {
+			left = deadline - kf_now_ns();
+			if (left < 0)
+				left = 0;
+		}
+		slice = left < 0 || left > KF_WAIT_SLICE_NS ? KF_WAIT_SLICE_NS : left;
+		f = &k->st->fifo;
+		k->st->waiters++;
+		Py_BEGIN_ALLOW_THREADS
+		if (kind == KF_WAIT_AVAIL)
+			r = kfifo_wait_avail(f, arg, slice);
+		else if (kind == KF_WAIT_LEN)
+			r = kfifo_wait_len(f, arg, slice);
+		else
+			r = kfifo_wait_rec(f, arg, slice);
+		Py_END_ALLOW_THREADS
+		k->st->waiters--;
+		if (k->freed) {
+			kf_freed_error(method);
+			return KF_WAIT_ERROR;
+		}
+		if (r == -EINTR || (r == -ETIMEDOUT && slice != left)) {
+			/* PEP 475: run the handlers, then retry with the time left */
+			if (PyErr_CheckSignals() < 0)
+				return KF_WAIT_ERROR;
+			continue;
+		}
+		return r;
+	}
+}
+
+static PyObject *kf_closed_error(const char *method, unsigned int done,
+				 unsigned int n)
+{
+	PyErr_Format(PyExc_BrokenPipeError,
+		     "Kfifo.%s(): the fifo is closed (%u of %u bytes stored by "
+		     "this call)", method, done, n);
+	return NULL;
+}
+
+static PyObject *kf_timeout_error(const char *method)
+{
+	PyErr_Format(PyExc_TimeoutError, "Kfifo.%s(): timed out", method);
+	return NULL;
+}
+
+static int kf_check_size(kfpy_kfifo *k, const char *method, unsigned int n)
+{
+	unsigned int size;
+
+	if (k->freed) {
+		kf_freed_error(method);
+		return -1;
+	}
+	size = kfifo_size(&k->st->fifo);
+	if (n > size) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.%s(): n=%u is more than the fifo's size %u "
+			     "(it could never be met)", method, n, size);
+		return -1;
+	}
+	return 0;
+}
+
+PyObject *kfpy_put(kfpy_kfifo *k, const void *from, unsigned int n,
+		   PyObject *timeout)
+{
+	const unsigned char *p = from;
+	unsigned int done = 0, r;
+	long long deadline;
+	int w;
+
+	if (kf_deadline(timeout, "put", &deadline) < 0)
+		return NULL;
+	for (;;) {
+		if (k->freed)
+			return kf_freed_error("put");
+		if (kfifo_is_closed(&k->st->fifo))
+			return kf_closed_error("put", done, n);
+		if (kf_in_call(k, KF_IN, "put", p + done, n - done, 0, NULL, &r) < 0)
+			return NULL;
+		done += r;
+		if (done == n)
+			Py_RETURN_NONE;
+		/* one free byte is enough to go on: waiting for more could
+		 * deadlock with a consumer that waits for more data first */
+		w = kf_wait(k, "put", KF_WAIT_AVAIL, 1, deadline);
+		if (w == KF_WAIT_ERROR)
+			return NULL;
+		if (w == -EPIPE)
+			return kf_closed_error("put", done, n);
+		if (w != 0) {
+			PyErr_Format(PyExc_TimeoutError,
+				     "Kfifo.put(): timed out with %u of %u bytes "
+				     "stored by this call", done, n);
+			return NULL;
+		}
+	}
+}
+
+PyObject *kfpy_get(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+{
+	long long deadline;
+	PyObject *res;
+	int w;
+
+	if (kf_deadline(timeout, "get", &deadline) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("get");
+	if (n == 0)
+		return PyBytes_FromStringAndSize(NULL, 0);
+	for (;;) {
+		w = kf_wait(k, "get", KF_WAIT_LEN, 1, deadline);
+		if (w == KF_WAIT_ERROR)
+			return NULL;
+		if (w == -EPIPE)	/* closed and empty: end of stream */
+			return PyBytes_FromStringAndSize(NULL, 0);
+		if (w != 0)
+			return kf_timeout_error("get");
+		res = kf_out_common(k, KF_OUT, "get", n, NULL);
+		/* empty only if another consumer thread was first: wait again */
+		if (res == NULL || PyBytes_GET_SIZE(res) > 0)
+			return res;
+		Py_DECREF(res);
+	}
+}
+
+PyObject *kfpy_get_into(kfpy_kfifo *k, void *to, unsigned int n,
+			PyObject *timeout)
+{
+	long long deadline;
+	PyObject *res;
+	int w;
+
+	if (kf_deadline(timeout, "get_into", &deadline) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("get_into");
+	if (n == 0)
+		return PyLong_FromLong(0);
+	for (;;) {
+		w = kf_wait(k, "get_into", KF_WAIT_LEN, 1, deadline);
+		if (w == KF_WAIT_ERROR)
+			return NULL;
+		if (w == -EPIPE)
+			return PyLong_FromLong(0);
+		if (w != 0)
+			return kf_timeout_error("get_into");
+		res = kfpy_out_into(k, to, n);
+		if (res == NULL || PyLong_AsUnsignedLong(res) > 0)
+			return res;
+		Py_DECREF(res);
+	}
+}
+
+/* The data of a record taken by kf_out_rec_common, or NULL; *ret its C
+ * result. */
+static PyObject *kf_take(PyObject *tuple, unsigned long *ret)
+{
+	PyObject *data;
+
+	if (tuple == NULL)
+		return NULL;
+	*ret = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(tuple, 0));
+	data = PyTuple_GET_ITEM(tuple, 1);
+	Py_INCREF(data);
+	Py_DECREF(tuple);
+	return data;
+}
+
+PyObject *kfpy_get_exactly(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+{
+	long long deadline;
+	unsigned long ret;
+	PyObject *data;
+	int w;
+
+	if (kf_deadline(timeout, "get_exactly", &deadline) < 0 ||
+	    kf_check_size(k, "get_exactly", n) < 0)
+		return NULL;
+	for (;;) {
+		w = kf_wait(k, "get_exactly", KF_WAIT_LEN, n, deadline);
+		if (w == KF_WAIT_ERROR)
+			return NULL;
+		if (w == -EPIPE) {
+			PyErr_Format(PyExc_EOFError,
+				     "Kfifo.get_exactly(): the stream ended with "
+				     "fewer than %u bytes stored", n);
+			return NULL;
+		}
+		if (w != 0)
+			return kf_timeout_error("get_exactly");
+		/* all n bytes or none, in one C call: a fixed-size record */
+		data = kf_take(kf_out_rec_common(k, KF_OUT_REC, "get_exactly", n, 0), &ret);
+		if (data == NULL || ret == 0)
+			return data;
+		Py_DECREF(data);	/* another consumer thread was first */
+	}
+}
+
+PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
+		       unsigned int recsize, PyObject *timeout)
+{
+	unsigned int size, max = recsize == 0 ? UINT_MAX : recsize == 1 ? 0xffu : 0xffffu;
+	long long deadline;
+	unsigned int r;
+	int w;
+
+	if (kf_deadline(timeout, "put_rec", &deadline) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("put_rec");
+	size = kfifo_size(&k->st->fifo);
+	if (n > max || n > size || size - n < recsize) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.put_rec(): a record of %u bytes can never fit "
+			     "(header of %u bytes, fifo of %u bytes)", n, recsize,
+			     size);
+		return NULL;
+	}
+	for (;;) {
+		if (kfifo_is_closed(&k->st->fifo))
+			return kf_closed_error("put_rec", 0, n);
+		if (kf_in_call(k, KF_IN_REC, "put_rec", from, n, recsize, NULL, &r) < 0)
+			return NULL;
+		if (r == 0)
+			Py_RETURN_NONE;
+		w = kf_wait(k, "put_rec", KF_WAIT_AVAIL, n + recsize, deadline);
+		if (w == KF_WAIT_ERROR)
+			return NULL;
+		if (w == -EPIPE)
+			return kf_closed_error("put_rec", 0, n);
+		if (w != 0)
+			return kf_timeout_error("put_rec");
+		if (k->freed)
+			return kf_freed_error("put_rec");
+	}
+}
+
+static int kf_rec_waitable(unsigned int recsize, const char *method)
+{
+	if (recsize == 1 || recsize == 2)
+		return 0;
+	PyErr_Format(PyExc_ValueError,
+		     "Kfifo.%s(): recsize must be 1 or 2 (a record of recsize 0 "
+		     "has no length to wait for), got %u", method, recsize);
+	return -1;
+}
+
+PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
+{
+	long long deadline;
+	unsigned long ret;
+	PyObject *data;
+	int w;
+
+	if (kf_deadline(timeout, "get_rec", &deadline) < 0 ||
+	    kf_rec_waitable(recsize, "get_rec") < 0)
+		return NULL;
+	for (;;) {
+		w = kf_wait(k, "get_rec", KF_WAIT_REC, recsize, deadline);
+		if (w == KF_WAIT_ERROR)
+			return NULL;
+		if (w == -EPIPE)
+			Py_RETURN_NONE;
+		if (w != 0)
+			return kf_timeout_error("get_rec");
+		data = kf_take(kf_out_rec_common(k, KF_OUT_REC, "get_rec",
+						 recsize == 1 ? 0xffu : 0xffffu,
+						 recsize), &ret);
+		if (data == NULL || ret == 0)
+			return data;
+		Py_DECREF(data);	/* another consumer thread was first */
+	}
+}
+
+PyObject *kfpy_records(kfpy_kfifo *k, unsigned int recsize)
+{
+	PyObject *functools, *get_rec, *size, *call, *it;
+
+	if (kf_rec_waitable(recsize, "records") < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("records");
+	/* iter(functools.partial(self.get_rec, recsize), None) */
+	functools = PyImport_ImportModule("functools");
+	get_rec = PyObject_GetAttrString((PyObject *)k, "get_rec");
+	size = PyLong_FromUnsignedLong(recsize);
+	call = functools && get_rec && size ?
+	       PyObject_CallMethod(functools, "partial", "OO", get_rec, size) : NULL;
+	it = call ? PyCallIter_New(call, Py_None) : NULL;
+	Py_XDECREF(functools);
+	Py_XDECREF(get_rec);
+	Py_XDECREF(size);
+	Py_XDECREF(call);
+	return it;
+}
+
+static PyObject *kf_wait_bool(kfpy_kfifo *k, const char *method,
+			      enum kf_wait_kind kind, unsigned int n,
+			      PyObject *timeout)
+{
+	long long deadline;
+	int w;
+
+	if (kf_deadline(timeout, method, &deadline) < 0 ||
+	    kf_check_size(k, method, n) < 0)
+		return NULL;
+	w = kf_wait(k, method, kind, n, deadline);
+	if (w == KF_WAIT_ERROR)
+		return NULL;
+	return PyBool_FromLong(w == 0);
+}
+
+PyObject *kfpy_wait_avail(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+{
+	return kf_wait_bool(k, "wait_avail", KF_WAIT_AVAIL, n, timeout);
+}
+
+PyObject *kfpy_wait_len(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+{
+	return kf_wait_bool(k, "wait_len", KF_WAIT_LEN, n, timeout);
+}
+
+/* Either side, any thread: kfifo_close needs no side. */
+PyObject *kfpy_close(kfpy_kfifo *k)
+{
+	if (k->freed)
+		return kf_freed_error("close");
+	kfifo_close(&k->st->fifo);
+	Py_RETURN_NONE;
+}
+
+static PyObject *kf_get_closed(PyObject *self, void *closure)
+{
+	kfpy_kfifo *k;
+
+	(void)closure;
+	if (kfpy_arg_self(self, "closed", &k) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("closed");
+	return PyBool_FromLong(kfifo_is_closed(&k->st->fifo));
+}
+
+static PyGetSetDef kf_getset[] = {
+	{"closed", kf_get_closed, NULL,
+	 "Whether ``close()`` ran (``kfifo_is_closed``); ``reset()`` reopens.", NULL},
+	{NULL, NULL, NULL, NULL, NULL},
+};
 
 /* ---- zero-copy views ------------------------------------------------------------------ */
 
@@ -1350,6 +1802,7 @@ PyTypeObject kfpy_KfifoType = {
 	.tp_doc = kf_kfifo_doc,
 	.tp_traverse = kf_tp_traverse,
 	.tp_clear = kf_tp_clear,
+	.tp_getset = kf_getset,
 	.tp_init = kf_tp_init,
 	.tp_new = PyType_GenericNew,
 };

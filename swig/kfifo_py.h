@@ -127,6 +127,20 @@ PyObject *kfpy_avail(kfpy_kfifo *k);
 PyObject *kfpy_is_empty(kfpy_kfifo *k);
 PyObject *kfpy_is_full(kfpy_kfifo *k);
 PyObject *kfpy_valid(kfpy_kfifo *k);
+/* blocking calls and end of stream (API.md 3.4); timeout: seconds or None */
+PyObject *kfpy_put(kfpy_kfifo *k, const void *from, unsigned int n,
+		   PyObject *timeout);
+PyObject *kfpy_get(kfpy_kfifo *k, unsigned int n, PyObject *timeout);
+PyObject *kfpy_get_into(kfpy_kfifo *k, void *to, unsigned int n,
+			PyObject *timeout);
+PyObject *kfpy_get_exactly(kfpy_kfifo *k, unsigned int n, PyObject *timeout);
+PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
+		       unsigned int recsize, PyObject *timeout);
+PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout);
+PyObject *kfpy_records(kfpy_kfifo *k, unsigned int recsize);
+PyObject *kfpy_wait_avail(kfpy_kfifo *k, unsigned int n, PyObject *timeout);
+PyObject *kfpy_wait_len(kfpy_kfifo *k, unsigned int n, PyObject *timeout);
+PyObject *kfpy_close(kfpy_kfifo *k);
 /* zero-copy (API.md 3.3): two memoryviews over the ring, and finishing */
 PyObject *kfpy_in_prepare(kfpy_kfifo *k, unsigned int n);
 PyObject *kfpy_in_finish(kfpy_kfifo *k, unsigned int n);
