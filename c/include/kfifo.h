@@ -40,14 +40,8 @@
 #define KFIFO__HAVE_CONSTANT_P 0
 #endif
 
-/* Each side's index lives on a cache line of its own, so that the
- * producer's stores to @in do not evict the consumer's @out and back. */
+/* The cache line size the layout of struct kfifo pads for. */
 #define KFIFO__CACHELINE 64
-#ifdef __cplusplus
-#define KFIFO__ALIGNED alignas(KFIFO__CACHELINE)
-#else
-#define KFIFO__ALIGNED _Alignas(KFIFO__CACHELINE)
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,17 +64,27 @@ extern "C" {
  * index as it last read it, and its own index as it last left it: the
  * cached copy is used only while the own index is unchanged, so code that
  * sets @in and @out directly (tests starting near 2^32) stays correct.
+ *
+ * The members fall into three groups: those both sides read on every call
+ * (@buffer, @size, @flags), the producer's (@in and its cache) and the
+ * consumer's (@out and its cache).  Padding, not alignment, keeps every
+ * two groups at least a cache line apart, so that they never share one
+ * wherever the struct lies: struct kfifo needs no alignment beyond its
+ * pointer's and works in any memory malloc() returns.
  */
 struct kfifo {
 	unsigned char *buffer;
 	unsigned int size;
 	unsigned int flags;
-	KFIFO__ALIGNED unsigned int in;
+	unsigned char kfifo__pad0[KFIFO__CACHELINE];
+	unsigned int in;
 	unsigned int kfifo__in_seen;   /* private, producer's: see kfifo_internal.h */
 	unsigned int kfifo__out_cache; /* private, producer's */
-	KFIFO__ALIGNED unsigned int out;
+	unsigned char kfifo__pad1[KFIFO__CACHELINE];
+	unsigned int out;
 	unsigned int kfifo__out_seen;  /* private, consumer's */
 	unsigned int kfifo__in_cache;  /* private, consumer's */
+	unsigned char kfifo__pad2[KFIFO__CACHELINE];
 };
 
 /* private: kfifo_free() frees only what kfifo_alloc() allocated */

@@ -9,6 +9,7 @@
 
 #include <kfifo.h>
 
+#include <stddef.h>
 #include <string.h>
 
 /*
@@ -54,6 +55,27 @@ static inline unsigned int kfifo__snapshot_len(struct kfifo *fifo)
 	} while (out != kfifo__load_acquire(&fifo->out));
 	return in - out;
 }
+
+/*
+ * The layout promised in kfifo.h: three groups of members, each two at
+ * least a cache line apart (from the last byte of one to the first of the
+ * next), and after the last group a cache line before whatever follows
+ * the struct (DECLARE_KFIFO's buffer, the producer's data).
+ */
+#define KFIFO__GAP(last, first)                                                \
+	(offsetof(struct kfifo, first) -                                       \
+	 (offsetof(struct kfifo, last) + sizeof(unsigned int) - 1))
+_Static_assert(KFIFO__GAP(flags, in) >= KFIFO__CACHELINE,
+	       "the producer's line shares bytes with the read-mostly line");
+_Static_assert(KFIFO__GAP(kfifo__out_cache, out) >= KFIFO__CACHELINE,
+	       "the producer's and the consumer's lines share bytes");
+_Static_assert(sizeof(struct kfifo) -
+			       (offsetof(struct kfifo, kfifo__in_cache) +
+				sizeof(unsigned int) - 1) >=
+		       KFIFO__CACHELINE,
+	       "the consumer's line reaches past the struct");
+_Static_assert(_Alignof(struct kfifo) <= _Alignof(max_align_t),
+	       "struct kfifo must fit any memory malloc() returns");
 
 /*
  * The other side's index, cached (rigtorp's SPSCQueue, the kernel's
