@@ -48,6 +48,7 @@ static void test_calloced_driver_struct_with_declare_kfifo(void)
 	init_port(p);
 	CHECK_UINT(kfifo_in(&p->rx, "a", 1), 1);
 	CHECK_UINT(kfifo_size(&p->rx), 256);
+	CHECK_INT(kfifo_wait_len(&p->rx, 1, 0), 0);
 	CHECK_UINT(kfifo_out(&p->rx, &c, 1), 1);
 	CHECK_UINT(c, 'a');
 	CHECK_INT(kfifo_valid(&p->rx), 1);
@@ -67,16 +68,21 @@ static void test_every_call_works_at_any_offset(void)
 		struct kfifo copy;
 
 		th_context("offset %u", off);
-		memset(buf, (int)off, sizeof(buf));
+		memset(buf, (int)(0x80 + off), sizeof(buf)); /* headers too long */
 		if (!CHECK_INT(kfifo_alloc(f, 64, GFP_KERNEL), 0))
 			return;
 		CHECK_UINT(kfifo_in(f, buf, 40), 40);
 		CHECK_UINT(kfifo_out(f, out, 30), 30);
 		CHECK_MEM(out, buf, 30);
 		CHECK_UINT(kfifo_in_rec(f, buf, 20, 2), 0);
+		CHECK_INT(kfifo_wait_rec(f, 2, 0), -ETIMEDOUT); /* 10 bytes first */
 		kfifo_skip(f, 10);
+		CHECK_INT(kfifo_wait_rec(f, 2, 0), 0);
 		CHECK_UINT(kfifo_out_rec(f, out, 64, 2, &total), 0);
 		CHECK_UINT(total, 20);
+		CHECK_INT(kfifo_wait_avail(f, 64, -1), 0);
+		kfifo_close(f);
+		CHECK_INT(kfifo_is_closed(f), 1);
 		copy = *f; /* a struct copy, as INIT_KFIFO does */
 		CHECK_UINT(copy.size, 64);
 		kfifo_reset(f);
@@ -93,8 +99,8 @@ static void test_every_call_works_at_any_offset(void)
 
 /*
  * Wherever the struct starts, the lines of the read-mostly group (buffer
- * .. flags), the producer's (in .. out_cache) and the consumer's (out ..
- * in_cache) are three different sets, and the memory after the struct
+ * .. closed), the producer's (in .. data_seq) and the consumer's (out ..
+ * room_seq) are three different sets, and the memory after the struct
  * (a DECLARE_KFIFO buffer) is on none of the consumer's lines.
  */
 static void test_groups_never_share_a_cache_line(void)
@@ -102,11 +108,11 @@ static void test_groups_never_share_a_cache_line(void)
 	size_t base;
 
 	for (base = 0; base < 64; base += alignof(struct kfifo)) {
-		size_t shared_last = LAST_LINE_OF(base, flags);
+		size_t shared_last = LAST_LINE_OF(base, kfifo__closed);
 		size_t prod_first = LINE_OF(base, in);
-		size_t prod_last = LAST_LINE_OF(base, kfifo__out_cache);
+		size_t prod_last = LAST_LINE_OF(base, kfifo__data_seq);
 		size_t cons_first = LINE_OF(base, out);
-		size_t cons_last = LAST_LINE_OF(base, kfifo__in_cache);
+		size_t cons_last = LAST_LINE_OF(base, kfifo__room_seq);
 
 		th_context("struct at line offset %zu", base);
 		CHECK(offsetof(struct kfifo, buffer) == 0);
