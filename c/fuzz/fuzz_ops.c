@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(&op, 0, sizeof(op));
 		op.kind = get8(&r) % KOP_COUNT;
 		op.recsize = decode_recsize(&r);
-		op.flags = get8(&r) & 7;
+		op.flags = get8(&r) & 15;
 		if (op.kind == KOP_ALLOC || op.kind == KOP_INIT) {
 			op.n = decode_size(&r);
 			op.start = decode_start(&r);

@@ -3,7 +3,7 @@
  * test_random.c - randomized differential test: long random sequences of
  * every operation (in, out, from_user, to_user, the locked calls, skip,
  * reset, reset_out, the record calls with constant and run-time recsize,
- * peek_rec, skip_rec, alloc, init, free) on a real fifo and on the model
+ * peek_rec, skip_rec, close, the waits, alloc, init, free) on a real fifo and on the model
  * of kfifo_model.h, comparing every return value, *total, every output
  * byte, the indices, the content and kfifo_valid() after every operation.
  *
@@ -130,6 +130,7 @@ static void gen_op(struct rng *r, const struct kmodel *m, unsigned int usual,
 	static const unsigned int weights[KOP_COUNT] = {
 		120, 100, 25, 25, 25, 25, 40, 8, 15, /* in .. reset_out */
 		140, 140, 25, 25, 50, 50,            /* records */
+		4, 20, 20, 20,                       /* close, waits */
 		6, 6, 2                              /* alloc, init, free */
 	};
 
@@ -137,7 +138,8 @@ static void gen_op(struct rng *r, const struct kmodel *m, unsigned int usual,
 	op->kind = rng_pick(r, weights, KOP_COUNT);
 	op->recsize = gen_recsize(r, usual);
 	op->flags = (rng_below(r, 2) ? KOP_CONST_RECSIZE : 0) |
-		    (rng_below(r, 10) == 0 ? KOP_TOTAL_NULL : 0);
+		    (rng_below(r, 10) == 0 ? KOP_TOTAL_NULL : 0) |
+		    (rng_below(r, 8) == 0 ? KOP_WAIT_BLOCK : 0);
 	op->fill = (unsigned char)rng_next(r);
 	op->seed = (unsigned int)rng_next(r);
 	switch (op->kind) {
