@@ -20,7 +20,8 @@
  *
  * Each repetition runs every side on every workload, the sides in an
  * order that alternates between repetitions; the table shows medians of
- * the times and the median of the paired ratios side/base.
+ * the times and the median of the paired ratios side/base, with the
+ * quartiles of now/base (how noisy the pairs were).
  *
  * Usage: wait-cost [--reps N] [--scale F]
  */
@@ -144,10 +145,14 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double median(double *v, int n)
+/* The @q quantile (0 .. 1) of @n values, interpolated; sorts @v. */
+static double quantile(double *v, int n, double q)
 {
+	double x = q * (n - 1);
+	int i = (int)x;
+
 	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return i + 1 < n ? v[i] + (x - i) * (v[i + 1] - v[i]) : v[i];
 }
 
 int main(int argc, char **argv)
@@ -195,23 +200,24 @@ int main(int argc, char **argv)
 		printf(" %s |", side_names[s]);
 	for (s = 1; s < NSIDES; s++)
 		printf(" %s/base |", side_names[s]);
-	printf("\n|---|");
-	for (s = 0; s < 2 * NSIDES - 1; s++)
+	printf(" now/base quartiles |\n|---|");
+	for (s = 0; s < 2 * NSIDES; s++)
 		printf("---:|");
 	printf("\n");
 	for (i = 0; i < (int)NWORK; i++) {
 		double med[NSIDES], rat[NSIDES];
 
 		for (s = 0; s < NSIDES; s++) {
-			med[s] = median(ns[i][s], reps);
-			rat[s] = median(ratio[i][s], reps);
+			med[s] = quantile(ns[i][s], reps, 0.5);
+			rat[s] = quantile(ratio[i][s], reps, 0.5);
 		}
 		printf("| %s |", workloads[i].name);
 		for (s = 0; s < NSIDES; s++)
 			printf(" %.2f |", med[s]);
 		for (s = 1; s < NSIDES; s++)
 			printf(" %.3f |", rat[s]);
-		printf("\n");
+		printf(" %.3f-%.3f |\n", quantile(ratio[i][1], reps, 0.25),
+		       quantile(ratio[i][1], reps, 0.75));
 	}
 	return 0;
 }
