@@ -11,6 +11,10 @@
  *    for room and data, closed by the main thread once the producers are
  *    done: every element arrives exactly once, in per-producer order for
  *    each consumer, then every consumer sees -EPIPE.
+ *  - kfifo_close from a third thread at a random moment while both sides
+ *    stream and block (what the Python binding's free() does): both
+ *    sides end with -EPIPE, and what the consumer got is, in order,
+ *    everything the producer stored except what is still in the fifo.
  *  - the lost-wake-up hunt: two threads ping-pong one byte at a time
  *    through size-1 fifos with unlimited waits, so both sleep on every
  *    round; one lost wake-up hangs the pair, and the watchdog fails the
@@ -456,6 +460,91 @@ static void test_locked_producers_and_consumers_block_and_close(void)
 	kfifo_free(&m.fifo);
 }
 
+/* ---- close from a third thread while both sides run -------------------- */
+
+struct race {
+	struct kfifo fifo;
+	unsigned long long stored, received; /* bytes */
+	int producer_ret, consumer_ret;
+};
+
+static void *race_producer(void *arg)
+{
+	struct race *t = (struct race *)arg;
+	unsigned char buf[16];
+	uint32_t s = 5;
+	int r;
+
+	/* until closed: kfifo_in still works after close, so the only end
+	 * is the wait's -EPIPE */
+	while ((r = wait_retrying(&t->fifo, KT_AVAIL, 1 + xorshift32(&s) % 8,
+				  &s)) == 0) {
+		unsigned int n = 1 + xorshift32(&s) % 16, i, k;
+
+		for (i = 0; i < n; i++)
+			buf[i] = th_pattern(t->stored + i);
+		k = kfifo_in(&t->fifo, buf, n);
+		t->stored += k;
+	}
+	t->producer_ret = r;
+	return NULL;
+}
+
+static void *race_consumer(void *arg)
+{
+	struct race *t = (struct race *)arg;
+	unsigned char buf[16];
+	uint32_t s = 6;
+	int r;
+
+	while ((r = wait_retrying(&t->fifo, KT_LEN, 1, &s)) == 0) {
+		unsigned int k = kfifo_out(&t->fifo, buf, 1 + xorshift32(&s) % 16), i;
+
+		for (i = 0; i < k; i++) {
+			if (buf[i] != th_pattern(t->received + i)) {
+				thread_error("byte before close", t->received + i,
+					     buf[i], th_pattern(t->received + i));
+				t->consumer_ret = 1;
+				return NULL;
+			}
+		}
+		t->received += k;
+	}
+	t->consumer_ret = r;
+	return NULL;
+}
+
+static void test_close_from_a_third_thread_while_both_sides_block(void)
+{
+	uint32_t s = 77;
+	int round;
+
+	thread_errors = 0;
+	kt_watchdog(300, "close while both sides run");
+	for (round = 0; round < 40; round++) {
+		struct race t;
+		pthread_t p, c;
+
+		memset(&t, 0, sizeof(t));
+		CHECK_INT(kfifo_alloc(&t.fifo, 16, GFP_KERNEL), 0);
+		t.fifo.in = t.fifo.out = UINT_MAX - (unsigned int)round;
+		CHECK_INT(pthread_create(&c, NULL, race_consumer, &t), 0);
+		CHECK_INT(pthread_create(&p, NULL, race_producer, &t), 0);
+		kt_sleep_ns((long long)(xorshift32(&s) % 20000) * 1000);
+		kfifo_close(&t.fifo);
+		pthread_join(p, NULL);
+		pthread_join(c, NULL);
+		th_context("round %d", round);
+		CHECK_INT(t.producer_ret, -EPIPE);
+		CHECK_INT(t.consumer_ret, -EPIPE);
+		CHECK_UINT(t.received + kfifo_len(&t.fifo), t.stored);
+		CHECK_UINT(t.fifo.kfifo__data_waiters + t.fifo.kfifo__room_waiters, 0);
+		kfifo_free(&t.fifo);
+	}
+	alarm(0);
+	CHECK_UINT(thread_errors, 0);
+}
+
 /* ---- the lost-wake-up hunt ----------------------------------------------- */
 
 struct pingpong {
@@ -548,6 +637,7 @@ static void test_all_again_with_the_fenced_path(void)
 	test_both_sides_block_on_a_byte_stream();
 	test_both_sides_block_on_records();
 	test_locked_producers_and_consumers_block_and_close();
+	test_close_from_a_third_thread_while_both_sides_block();
 	hunt("lost-wake-up hunt, fenced");
 	kfifo__membarrier_ready = saved;
 }
@@ -566,6 +656,7 @@ int main(void)
 	RUN_TEST(test_both_sides_block_on_a_byte_stream);
 	RUN_TEST(test_both_sides_block_on_records);
 	RUN_TEST(test_locked_producers_and_consumers_block_and_close);
+	RUN_TEST(test_close_from_a_third_thread_while_both_sides_block);
 	RUN_TEST(test_no_lost_wakeup_in_a_ping_pong_of_unlimited_waits);
 	RUN_TEST(test_all_again_with_the_fenced_path);
 	return th_finish("test_wait_stress");
