@@ -51,9 +51,9 @@
 
 static void *kfifo_create(size_t bytes, size_t chunk)
 {
-	/* struct kfifo keeps @in and @out on cache lines of their own: it
-	 * needs its alignment, which malloc() does not promise. */
-	struct kfifo *f = aligned_alloc(KFIFO__CACHELINE, sizeof(*f));
+	/* plain malloc(): struct kfifo pads @in and @out onto cache lines of
+	 * their own wherever it lies */
+	struct kfifo *f = malloc(sizeof(*f));
 
 	(void)chunk;
 	if (f == NULL || kfifo_alloc(f, (unsigned int)bytes, GFP_KERNEL) != 0)

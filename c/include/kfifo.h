@@ -40,14 +40,8 @@
 #define KFIFO__HAVE_CONSTANT_P 0
 #endif
 
-/* Each side's index lives on a cache line of its own, so that the
- * producer's stores to @in do not evict the consumer's @out and back. */
+/* The cache line size the layout of struct kfifo pads for. */
 #define KFIFO__CACHELINE 64
-#ifdef __cplusplus
-#define KFIFO__ALIGNED alignas(KFIFO__CACHELINE)
-#else
-#define KFIFO__ALIGNED _Alignas(KFIFO__CACHELINE)
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,17 +64,35 @@ extern "C" {
  * index as it last read it, and its own index as it last left it: the
  * cached copy is used only while the own index is unchanged, so code that
  * sets @in and @out directly (tests starting near 2^32) stays correct.
+ *
+ * The members fall into three groups: those both sides read on every call
+ * (@buffer, @size, @flags, and the waiter counts, which change only when a
+ * thread starts or stops waiting), the producer's (@in, its cache, the
+ * futex word it wakes consumers with) and the consumer's (the mirror
+ * image).  Padding, not alignment, keeps every two groups at least a cache
+ * line apart, so that they never share one wherever the struct lies:
+ * struct kfifo needs no alignment beyond its pointer's and works in any
+ * memory malloc() returns.  All private members zero is an open fifo that
+ * nobody waits on: the static initialisers rely on it.
  */
 struct kfifo {
 	unsigned char *buffer;
 	unsigned int size;
 	unsigned int flags;
-	KFIFO__ALIGNED unsigned int in;
+	unsigned int kfifo__data_waiters; /* private: threads waiting for data */
+	unsigned int kfifo__room_waiters; /* private: threads waiting for room */
+	unsigned int kfifo__closed;       /* private: kfifo_close() ran */
+	unsigned char kfifo__pad0[KFIFO__CACHELINE];
+	unsigned int in;
 	unsigned int kfifo__in_seen;   /* private, producer's: see kfifo_internal.h */
 	unsigned int kfifo__out_cache; /* private, producer's */
-	KFIFO__ALIGNED unsigned int out;
+	unsigned int kfifo__data_seq;  /* private: futex word consumers sleep on */
+	unsigned char kfifo__pad1[KFIFO__CACHELINE];
+	unsigned int out;
 	unsigned int kfifo__out_seen;  /* private, consumer's */
 	unsigned int kfifo__in_cache;  /* private, consumer's */
+	unsigned int kfifo__room_seq;  /* private: futex word producers sleep on */
+	unsigned char kfifo__pad2[KFIFO__CACHELINE];
 };
 
 /* private: kfifo_free() frees only what kfifo_alloc() allocated */
@@ -216,7 +228,7 @@ KFIFO_API void kfifo_free(struct kfifo *fifo);
  * kfifo_reset - remove the entire fifo content
  * @fifo: the fifo
  *
- * Sets in = out = 0.
+ * Sets in = out = 0 and reopens a closed fifo (kfifo_close()).
  *
  * Concurrency: not while anyone else uses the fifo.
  */
@@ -793,6 +805,116 @@ static inline void kfifo_skip_rec(struct kfifo *fifo, unsigned int recsize)
 {
 	kfifo__skip_rec_generic(fifo, recsize);
 }
+
+/* ---- waiting and end of stream (API.md 3.1) --------------------------- */
+
+/*
+ * A wait returns as soon as its condition holds, sleeping in the kernel
+ * meanwhile (Linux: a futex; elsewhere, or with the CMake option
+ * KFIFO_WAIT_FALLBACK, a sleep-poll loop, see README.md).  Every call that
+ * moves @in wakes the threads waiting for data, every call that moves @out
+ * the threads waiting for room; kfifo_close() wakes both.  While nobody
+ * waits, those calls make no system call and take no lock.
+ *
+ * @timeout_ns: < 0 waits without limit, 0 only checks, > 0 waits at most
+ * that many nanoseconds counted from the call (wake-ups that find the
+ * condition still false do not restart it; CLOCK_MONOTONIC).
+ *
+ * Results are decided in this order: -EINVAL; -EPIPE; 0 when the
+ * condition holds; -ETIMEDOUT.  -EINTR: a signal handler ran while the
+ * call slept and the condition still did not hold; retry with the time
+ * left.  Every handler installed without SA_RESTART ends the sleep so.
+ * One installed with SA_RESTART does not end a wait without limit (the
+ * kernel restarts the futex sleep), but it does end a wait with a timeout
+ * (the kernel never restarts a timed futex sleep, as it never restarts
+ * nanosleep or poll), and any wait of the fallback.  A signal that
+ * arrives just before the sleep begins does not end it: wait in slices of
+ * bounded length if a handler must be able to end every wait.  A wait
+ * never returns 0 while its condition does not hold.
+ */
+
+/**
+ * kfifo_wait_avail - wait until the fifo has room for @n bytes
+ * @fifo: the fifo
+ * @n: the free bytes wanted, at most kfifo_size()
+ * @timeout_ns: see above
+ *
+ * Return: 0 once kfifo_avail() >= @n; -EINVAL if @n > kfifo_size() (it
+ * could never hold); -EPIPE once the fifo is closed, room or not (nobody
+ * will read); -ETIMEDOUT; -EINTR.
+ *
+ * Concurrency: producer side, or any thread (it reads the indices only).
+ * Any number of threads may wait at once.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_wait_avail(struct kfifo *fifo,
+						 unsigned int n,
+						 long long timeout_ns);
+
+/**
+ * kfifo_wait_len - wait until the fifo holds @n bytes
+ * @fifo: the fifo
+ * @n: the stored bytes wanted, at most kfifo_size()
+ * @timeout_ns: see above
+ *
+ * Return: 0 once kfifo_len() >= @n, closed or not; -EINVAL if @n >
+ * kfifo_size(); -EPIPE if the fifo is closed and holds fewer than @n bytes
+ * (no more will come); -ETIMEDOUT; -EINTR.
+ *
+ * Concurrency: consumer side, or any thread (it reads the indices only).
+ * Any number of threads may wait at once.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_wait_len(struct kfifo *fifo,
+					       unsigned int n,
+					       long long timeout_ns);
+
+/**
+ * kfifo_wait_rec - wait until a whole record is stored
+ * @fifo: the fifo
+ * @recsize: the size of the length header: 1 or 2
+ * @timeout_ns: see above
+ *
+ * Waits until the fifo holds the next record's header and all the data
+ * it announces, so that kfifo_out_rec() with a large enough buffer
+ * succeeds.
+ *
+ * Return: 0 once a whole record is stored, closed or not; -EINVAL if
+ * @recsize is not 1 or 2 (a record of recsize 0 has no length to wait
+ * for); -EPIPE if the fifo is closed and holds no whole record;
+ * -ETIMEDOUT; -EINTR.
+ *
+ * Concurrency: consumer side: it reads the next header in the buffer, so
+ * with several consumers only the one that will take the record may wait
+ * for it (no other consumer may take records meanwhile).
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_wait_rec(struct kfifo *fifo,
+					       unsigned int recsize,
+					       long long timeout_ns);
+
+/**
+ * kfifo_close - mark the end of the stream
+ * @fifo: the fifo
+ *
+ * Wakes every waiter: from now on kfifo_wait_avail() returns -EPIPE, and
+ * kfifo_wait_len() and kfifo_wait_rec() return -EPIPE once their condition
+ * cannot hold.  Every other call goes on working, so the consumer drains
+ * what is left.  kfifo_reset(), kfifo_init() and kfifo_alloc() reopen the
+ * fifo.  Closing twice is harmless.  Waiters still touch @fifo while they
+ * return: wait for them before freeing it.
+ *
+ * Concurrency: any thread, at any time (either side, or a third thread).
+ */
+KFIFO_API void kfifo_close(struct kfifo *fifo);
+
+/**
+ * kfifo_is_closed - whether kfifo_close() ran
+ * @fifo: the fifo
+ *
+ * Return: 1 after kfifo_close() (and before the fifo was reopened), else 0.
+ * When it returns 1, everything stored before kfifo_close() is visible.
+ *
+ * Concurrency: any thread.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
 
 /* ---- kernel names (API.md 1.6) ---------------------------------------- */
 

@@ -14,6 +14,9 @@
  *
  * Each side reads the other side's index only when its cached copy shows
  * too little room or data (kfifo_internal.h explains why that is safe).
+ * Every store of an index goes through kfifo__set_in/_out (or the
+ * kfifo__publish_ variants), which also wake the threads waiting for it to
+ * move (kfifo_wait.c).
  */
 #include "kfifo_internal.h"
 
@@ -28,6 +31,7 @@ static void kfifo__clear(struct kfifo *fifo)
 	fifo->size = 0;
 	fifo->flags = 0;
 	kfifo_reset(fifo);
+	kfifo__wait_clear(fifo);
 }
 
 int kfifo_init(struct kfifo *fifo, void *buffer, unsigned int size)
@@ -73,12 +77,12 @@ void kfifo_reset(struct kfifo *fifo)
 	kfifo__store_release(&fifo->out, 0);
 	fifo->kfifo__in_seen = fifo->kfifo__out_cache = 0;
 	fifo->kfifo__out_seen = fifo->kfifo__in_cache = 0;
+	__atomic_store_n(&fifo->kfifo__closed, 0, __ATOMIC_RELEASE);
 }
 
 void kfifo_reset_out(struct kfifo *fifo)
 {
-	kfifo__store_release(&fifo->out, kfifo__load_acquire(&fifo->in));
-	kfifo__debug_check(fifo);
+	kfifo__set_out(fifo, kfifo__load_acquire(&fifo->in));
 }
 
 int kfifo_valid(struct kfifo *fifo)
@@ -185,11 +189,7 @@ void kfifo_skip(struct kfifo *fifo, unsigned int len)
 	unsigned int out = kfifo__load_relaxed(&fifo->out);
 	unsigned int in = kfifo__load_acquire(&fifo->in);
 
-	if (len < in - out)
-		kfifo__store_release(&fifo->out, out + len);
-	else
-		kfifo__store_release(&fifo->out, in);
-	kfifo__debug_check(fifo);
+	kfifo__set_out(fifo, len < in - out ? out + len : in);
 }
 
 /* ---- locked calls ----------------------------------------------------- */

@@ -9,6 +9,7 @@
 
 #include <kfifo.h>
 
+#include <stddef.h>
 #include <string.h>
 
 /*
@@ -68,6 +69,190 @@ static inline unsigned int kfifo__snapshot_len(struct kfifo *fifo)
 	return in - out;
 }
 
+/* ---- waiting: the publishers' half (the waiters' is kfifo_wait.c) -----
+ *
+ * Linux sleeps on a futex unless the CMake option KFIFO_WAIT_FALLBACK
+ * asks for the portable sleep-poll loop, which other systems always use
+ * and in which publishers have nothing to do.
+ */
+#if defined(__linux__) && !defined(KFIFO_WAIT_FALLBACK)
+#define KFIFO__WAIT_FUTEX 1
+#else
+#define KFIFO__WAIT_FUTEX 0
+#endif
+
+/*
+ * Flag bit of fifo->flags: the indices and the wait words live in memory
+ * that several processes map (API.md 3.2).  It is the one place that
+ * chooses between the process-private and the shared futex, and it makes
+ * publishers use the fenced path below (membarrier() reaches only this
+ * process's threads).  Nothing sets it yet.
+ */
+#define KFIFO__WAIT_SHARED 2u
+
+/*
+ * The wait state, per direction: "data" (consumers wait for @in to move)
+ * and "room" (producers wait for @out to move).
+ *
+ *   waiters   how many threads wait in that direction.  Written only by a
+ *             thread that starts or stops waiting; read by the publisher
+ *             on every call, so it sits with @buffer and @size, a line
+ *             that both sides read all the time and nobody writes while
+ *             nobody waits.
+ *   seq       the futex word the waiters sleep on: bit 0 says "someone may
+ *             sleep on this value", bits 1-31 an epoch.  A wake turns it
+ *             into the next even value (new epoch, bit clear) and makes
+ *             the FUTEX_WAKE system call only if bit 0 was set.  A waiter
+ *             sets bit 0 before it checks its condition, so a wake after
+ *             the check always finds the bit set.  It sits
+ *             on the waker's line (data_seq with @in, room_seq with
+ *             @out), which the waiters read anyway to check @in / @out;
+ *             the other side writes it only to set bit 0 before sleeping.
+ *   closed    set by kfifo_close(), cleared by kfifo_reset().
+ *
+ * All are plain 32-bit words, zero in a fresh fifo, that could live in a
+ * mapping shared between processes.
+ *
+ * No lost wake-up.  The publisher stores its index (P1), then reads the
+ * waiters count of the other direction (P2) and, if it is not 0, bumps
+ * seq and wakes (P3).  A waiter increments the count (W1), then, in a
+ * loop, sets bit 0 of seq (remembering the value), checks its condition,
+ * reading the index (W2), and sleeps only while seq still holds the value
+ * it remembered (FUTEX_WAIT compares atomically).  This is Dekker's
+ * pattern: it needs P1 before P2 and W1 before W2 in one order that both
+ * threads agree on, or each can miss the other (on x86 the store P1 may
+ * still sit in the store buffer when P2 reads, and the consumer go to
+ * sleep on an old @in while the producer sees no waiter).  Then either P2
+ * sees the waiter and P3 follows, which changes seq after the waiter
+ * remembered it (the futex call fails or is woken), or W2 sees the new
+ * index and the waiter does not sleep.  A seq read that sees P3's bump
+ * reads from a release RMW, so the index stored before it is visible too.
+ *
+ * The usual way gives P1 and W1 a full fence each; the publisher's costs
+ * ~2 ns on every call (bench/run-wait-cost.sh: a 16-byte in+out round
+ * trip 20 % slower, column now_fenced).  So the fence is asymmetric, as
+ * in userspace RCU and folly's asymmetric barriers: the publisher
+ * keeps a release store and a relaxed load with only a compiler barrier
+ * between them, and the waiter, after W1, calls
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which makes every running
+ * thread of the process execute a full barrier (a thread that is not
+ * running passed one in the scheduler).  Wherever the publisher's barrier
+ * falls: before P1, then P2 comes after W1 and sees the waiter; between P1
+ * and P2, it is the fence Dekker needs; after P2, P1 is visible before the
+ * membarrier() call returns, so W2 sees it.  One membarrier() per wait
+ * call is enough: every later publication has its P2 after that barrier
+ * and sees the count, which stays >= 1 until this waiter leaves.  Only a
+ * thread about to sleep pays (a system call and an IPI per running CPU
+ * of the process).
+ *
+ * When membarrier() cannot be registered (old kernel, seccomp), when the
+ * fifo is shared between processes, and in the tests that force it,
+ * publishers take the fenced path instead: P1 is a seq_cst store and P2 a
+ * seq_cst load, W1 a seq_cst RMW and W2 seq_cst loads, so that the C11
+ * single total order of seq_cst operations gives the same either-or.  The
+ * choice is made once, by a constructor, before main(): every waiter and
+ * every publisher agree on it.
+ */
+
+/* 1 once membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) is registered for
+ * this process (kfifo_wait.c).  Tests set it to 0, while no fifo is in
+ * use, to run the fenced path. */
+extern __attribute__((visibility("hidden"))) unsigned char
+	kfifo__membarrier_ready;
+
+static inline int kfifo__wait_shared(const struct kfifo *fifo)
+{
+	return (fifo->flags & KFIFO__WAIT_SHARED) != 0;
+}
+
+/* Whether publishers of @fifo may go without the fence (see above). */
+static inline int kfifo__light_publish(const struct kfifo *fifo)
+{
+	return __atomic_load_n(&kfifo__membarrier_ready, __ATOMIC_RELAXED) &&
+	       !kfifo__wait_shared(fifo);
+}
+
+/*
+ * P1 and P2: store @v into the index @idx, then return the number of
+ * threads waiting for it to move (*@waiters).
+ */
+static inline unsigned int kfifo__store_index(struct kfifo *fifo,
+					      unsigned int *idx,
+					      unsigned int v,
+					      const unsigned int *waiters)
+{
+#if KFIFO__WAIT_FUTEX
+	if (__builtin_expect(kfifo__light_publish(fifo), 1)) {
+		kfifo__store_release(idx, v);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		return kfifo__load_relaxed(waiters);
+	}
+	__atomic_store_n(idx, v, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(waiters, __ATOMIC_SEQ_CST);
+#else
+	(void)fifo;
+	(void)waiters;
+	kfifo__store_release(idx, v);
+	return 0;
+#endif
+}
+
+/* P3, out of line (kfifo_wait.c): a new epoch in *@seq, and a FUTEX_WAKE
+ * of every thread sleeping on it if any may be. */
+void kfifo__wake(struct kfifo *fifo, unsigned int *seq);
+
+/*
+ * Publish a new @in and wake the consumers waiting for data: every call
+ * that moves @in goes through here (or kfifo__publish_in(), which also
+ * keeps the producer's index cache).
+ */
+static inline void kfifo__set_in(struct kfifo *fifo, unsigned int in)
+{
+	if (kfifo__store_index(fifo, &fifo->in, in, &fifo->kfifo__data_waiters))
+		kfifo__wake(fifo, &fifo->kfifo__data_seq);
+	kfifo__debug_check(fifo);
+}
+
+/* Publish a new @out and wake the producers waiting for room. */
+static inline void kfifo__set_out(struct kfifo *fifo, unsigned int out)
+{
+	if (kfifo__store_index(fifo, &fifo->out, out,
+			       &fifo->kfifo__room_waiters))
+		kfifo__wake(fifo, &fifo->kfifo__room_seq);
+	kfifo__debug_check(fifo);
+}
+
+/* The wait state of a fifo nobody uses: open, nobody waiting. */
+static inline void kfifo__wait_clear(struct kfifo *fifo)
+{
+	__atomic_store_n(&fifo->kfifo__data_waiters, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fifo->kfifo__room_waiters, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fifo->kfifo__data_seq, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fifo->kfifo__room_seq, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fifo->kfifo__closed, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * The layout promised in kfifo.h: three groups of members, each two at
+ * least a cache line apart (from the last byte of one to the first of the
+ * next), and after the last group a cache line before whatever follows
+ * the struct (DECLARE_KFIFO's buffer, the producer's data).
+ */
+#define KFIFO__GAP(last, first)                                                \
+	(offsetof(struct kfifo, first) -                                       \
+	 (offsetof(struct kfifo, last) + sizeof(unsigned int) - 1))
+_Static_assert(KFIFO__GAP(kfifo__closed, in) >= KFIFO__CACHELINE,
+	       "the producer's line shares bytes with the read-mostly line");
+_Static_assert(KFIFO__GAP(kfifo__data_seq, out) >= KFIFO__CACHELINE,
+	       "the producer's and the consumer's lines share bytes");
+_Static_assert(sizeof(struct kfifo) -
+			       (offsetof(struct kfifo, kfifo__room_seq) +
+				sizeof(unsigned int) - 1) >=
+		       KFIFO__CACHELINE,
+	       "the consumer's line reaches past the struct");
+_Static_assert(_Alignof(struct kfifo) <= _Alignof(max_align_t),
+	       "struct kfifo must fit any memory malloc() returns");
+
 /*
  * The other side's index, cached (rigtorp's SPSCQueue, the kernel's
  * ptr_ring): reading it costs a cache miss whenever the other side wrote it
@@ -96,11 +281,12 @@ static inline unsigned int kfifo__avail_for(struct kfifo *fifo,
 	return avail;
 }
 
+/* The producer publishes @in (and wakes waiting consumers, see
+ * kfifo__set_in()) and notes that the cached @out is relative to it. */
 static inline void kfifo__publish_in(struct kfifo *fifo, unsigned int in)
 {
-	kfifo__store_release(&fifo->in, in);
+	kfifo__set_in(fifo, in);
 	fifo->kfifo__in_seen = in;
-	kfifo__debug_check(fifo);
 }
 
 /* The consumer's mirror image: the fill level, at least @need if the fifo
@@ -120,11 +306,11 @@ static inline unsigned int kfifo__len_for(struct kfifo *fifo,
 	return len;
 }
 
+/* The consumer's mirror image of kfifo__publish_in(). */
 static inline void kfifo__publish_out(struct kfifo *fifo, unsigned int out)
 {
-	kfifo__store_release(&fifo->out, out);
+	kfifo__set_out(fifo, out);
 	fifo->kfifo__out_seen = out;
-	kfifo__debug_check(fifo);
 }
 
 /*

@@ -130,13 +130,11 @@ void kfifo__skip_rec_generic(struct kfifo *fifo, unsigned int recsize)
 	if (recsize > 0 && used >= recsize) {
 		l = kfifo__read_header(fifo, out, recsize);
 		if (l <= used - recsize) {
-			kfifo__store_release(&fifo->out, out + recsize + l);
-			kfifo__debug_check(fifo);
+			kfifo__set_out(fifo, out + recsize + l);
 			return;
 		}
 	}
-	kfifo__store_release(&fifo->out, in);
-	kfifo__debug_check(fifo);
+	kfifo__set_out(fifo, in);
 }
 
 unsigned int kfifo__in_rec_generic(struct kfifo *fifo, const void *from,

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kfifo_model.h - an obviously-correct model of the kfifo contract
- * (API.md 1.3, 1.4 and the zero-copy calls of 3.3, plus the mainline
- * 2.6.33-2.6.35 calls of the README's compatibility table) and a
- * differential executor that applies one
+ * (API.md 1.3, 1.4, the zero-copy calls of 3.3, 3.1 without blocking,
+ * plus the mainline 2.6.33-2.6.35 calls of the README's compatibility
+ * table) and a differential executor that applies one
  * operation to a real struct kfifo and to the model and compares
  * everything: the return value, *total, every byte written to the
  * caller's buffer (and the bytes it must leave alone), the indices, the
@@ -41,6 +41,7 @@ struct kmodel {
 	 * content once kfifo_in_finish() publishes them */
 	unsigned char *pending;
 	unsigned int pending_len;
+	int closed;          /* kfifo_close() ran */
 };
 
 static inline unsigned int kmodel_len(const struct kmodel *m)
@@ -99,6 +100,7 @@ static inline void kmodel_reset(struct kmodel *m)
 {
 	m->in = 0;
 	m->out = 0;
+	m->closed = 0;
 }
 
 static inline void kmodel_reset_out(struct kmodel *m)
@@ -264,6 +266,39 @@ static inline unsigned int kmodel_avail_rec(const struct kmodel *m,
 	return kmodel_min(avail - recsize, max);
 }
 
+/* ---- waiting (API.md 3.1): what a wait returns right now --------------
+ * -EINVAL, then -EPIPE, then 0, then -ETIMEDOUT: the result of a wait
+ * with timeout 0, and of any wait that does not block. */
+
+static inline int kmodel_wait_avail(const struct kmodel *m, unsigned int n)
+{
+	if (n > m->size)
+		return -EINVAL;
+	if (m->closed)
+		return -EPIPE;
+	return kmodel_avail(m) >= n ? 0 : -ETIMEDOUT;
+}
+
+static inline int kmodel_wait_len(const struct kmodel *m, unsigned int n)
+{
+	if (n > m->size)
+		return -EINVAL;
+	if (kmodel_len(m) >= n)
+		return 0;
+	return m->closed ? -EPIPE : -ETIMEDOUT;
+}
+
+static inline int kmodel_wait_rec(const struct kmodel *m, unsigned int recsize)
+{
+	unsigned int len = kmodel_len(m);
+
+	if (recsize != 1 && recsize != 2)
+		return -EINVAL;
+	if (len >= recsize && kmodel_header(m, recsize) <= len - recsize)
+		return 0;
+	return m->closed ? -EPIPE : -ETIMEDOUT;
+}
+
 /* ---- the differential executor --------------------------------------- */
 
 enum kop_kind {
@@ -288,6 +323,10 @@ enum kop_kind {
 	KOP_OUT_FINISH,
 	KOP_OUT_PEEK,    /* n bytes at offset */
 	KOP_AVAIL_REC,
+	KOP_CLOSE,
+	KOP_WAIT_AVAIL,
+	KOP_WAIT_LEN,
+	KOP_WAIT_REC,
 	KOP_ALLOC,  /* free, then kfifo_alloc(n), then in = out = start */
 	KOP_INIT,   /* free, then kfifo_init(caller buffer, n), in = out = start */
 	KOP_FREE,
@@ -298,8 +337,8 @@ static const char *const kop_names[KOP_COUNT] = {
 	"in", "out", "from_user", "to_user", "in_locked", "out_locked",
 	"skip", "reset", "reset_out", "in_rec", "out_rec", "from_user_rec",
 	"to_user_rec", "peek_rec", "skip_rec", "in_prepare", "in_finish",
-	"out_prepare", "out_finish", "out_peek", "avail_rec", "alloc", "init",
-	"free"
+	"out_prepare", "out_finish", "out_peek", "avail_rec", "close",
+	"wait_avail", "wait_len", "wait_rec", "alloc", "init", "free"
 };
 
 /* op flags */
@@ -308,6 +347,9 @@ static const char *const kop_names[KOP_COUNT] = {
 #define KOP_NULL_BUFFER 4u   /* KOP_INIT: pass buffer = NULL */
 #define KOP_COPIED 8u        /* KOP_FROM_USER / KOP_TO_USER: the mainline
 				four-argument form */
+#define KOP_WAIT_BLOCK 16u   /* KOP_WAIT_*: a timeout that allows blocking:
+				unlimited when the model says the wait is
+				decided, else 1 ns (it blocks and times out) */
 
 struct kop {
 	unsigned int kind;
@@ -458,10 +500,20 @@ static inline void kdiff_setup(struct kdiff *d, const struct kop *op,
 		m->size = *want ? 0 : n;
 	}
 	m->in = m->out = 0;
+	m->closed = 0;
 	if (*got == 0 && *want == 0) {
 		f->in = f->out = op->start;
 		m->in = m->out = op->start;
 	}
+}
+
+/* The timeout of a wait: 0, or with KOP_WAIT_BLOCK one that lets it block
+ * but still returns the model's answer @want (none blocks for long). */
+static inline long long kdiff_timeout(const struct kop *op, int want)
+{
+	if (!(op->flags & KOP_WAIT_BLOCK))
+		return 0;
+	return want == -ETIMEDOUT ? 1 : -1;
 }
 
 #define KDIFF_FAIL(d, ...)                                                     \
@@ -484,6 +536,12 @@ static inline const char *kdiff_compare_state(struct kdiff *d)
 	if (kfifo_initialized(f) != (m->size != 0))
 		KDIFF_FAIL(d, "kfifo_initialized() is %d with size %u",
 			   kfifo_initialized(f), m->size);
+	if (kfifo_is_closed(f) != m->closed)
+		KDIFF_FAIL(d, "kfifo_is_closed() is %d, model %d",
+			   kfifo_is_closed(f), m->closed);
+	if (f->kfifo__data_waiters != 0 || f->kfifo__room_waiters != 0)
+		KDIFF_FAIL(d, "a wait left itself counted: %u data, %u room",
+			   f->kfifo__data_waiters, f->kfifo__room_waiters);
 	if (f->size != m->size || f->in != m->in || f->out != m->out)
 		KDIFF_FAIL(d, "size/in/out %u/%u/%u, model %u/%u/%u", f->size,
 			   f->in, f->out, m->size, m->in, m->out);
@@ -598,6 +656,7 @@ static inline const char *kdiff_apply(struct kdiff *d, const struct kop *op)
 		if (op->kind == KOP_FREE) {
 			kfifo_free(f);
 			m->size = m->in = m->out = 0;
+			m->closed = 0;
 		} else {
 			kdiff_setup(d, op, &g, &w);
 		}
@@ -745,12 +804,32 @@ static inline const char *kdiff_apply(struct kdiff *d, const struct kop *op)
 		got = kfifo_avail_rec(f, op->recsize);
 		want = kmodel_avail_rec(m, op->recsize);
 		break;
+	case KOP_CLOSE:
+		kfifo_close(f);
+		m->closed = 1;
+		break;
+	case KOP_WAIT_AVAIL:
+		want = (unsigned long long)kmodel_wait_avail(m, op->n);
+		got = (unsigned long long)kfifo_wait_avail(
+			f, op->n, kdiff_timeout(op, (int)want));
+		break;
+	case KOP_WAIT_LEN:
+		want = (unsigned long long)kmodel_wait_len(m, op->n);
+		got = (unsigned long long)kfifo_wait_len(
+			f, op->n, kdiff_timeout(op, (int)want));
+		break;
+	case KOP_WAIT_REC:
+		want = (unsigned long long)kmodel_wait_rec(m, op->recsize);
+		got = (unsigned long long)kfifo_wait_rec(
+			f, op->recsize, kdiff_timeout(op, (int)want));
+		break;
 	default:
 		KDIFF_FAIL(d, "bad op kind %u", op->kind);
 	}
 	if (got != want)
-		KDIFF_FAIL(d, "%s(n=%u, recsize=%u) returned %llu, model %llu",
-			   kop_names[op->kind], op->n, op->recsize, got, want);
+		KDIFF_FAIL(d, "%s(n=%u, recsize=%u) returned %lld, model %lld",
+			   kop_names[op->kind], op->n, op->recsize,
+			   (long long)got, (long long)want);
 	if (rc != 0)
 		KDIFF_FAIL(d, "%s(n=%u) in the four-argument form returned %d",
 			   kop_names[op->kind], op->n, rc);

@@ -9,6 +9,8 @@
 #   asan     AddressSanitizer + UBSan (gcc), Debug build    BUILD_ROOT/c-asan
 #            (the library asserts kfifo_valid() after every index store)
 #   tsan     ThreadSanitizer (gcc), ctest, shorter stress    BUILD_ROOT/c-tsan
+#   fallback the wait tests on the sleep-poll fallback       BUILD_ROOT/c-fallback
+#            other systems use (KFIFO_WAIT_FALLBACK=ON, gcc)
 #   fuzz     libFuzzer (clang), fixed time budget            BUILD_ROOT/c-fuzz
 #   replay   the committed corpus c/fuzz/corpus through a plain gcc driver
 #   install  cmake --install into a temporary prefix, then a consumer built
@@ -26,6 +28,11 @@
 #                              scale with it); default 2e7, 2e6 under TSan.
 #                              Long mode: 1e8 or more, e.g.
 #                              KFIFO_STRESS_BYTES=1e8 build/c-gcc/c/tests/test_stress
+#   KFIFO_WAIT_STRESS_BYTES=<n> bytes test_wait_stress sends through fifos
+#                              where both sides block (3e6; 1.5e6 under
+#                              TSan, 3e5 in the fallback stage)
+#   KFIFO_WAIT_PINGPONG=<n>    round trips of its lost-wake-up hunt (1e5;
+#                              5e4 under TSan, 5e3 in the fallback stage)
 #   KFIFO_TEST_SEED=<n>        first seed of test_random (default: the clock;
 #                              printed in its output and in the log)
 #   KFIFO_RANDOM_SEQUENCES=<n> sequences of test_random (200; 20 under TSan)
@@ -85,7 +92,9 @@ configure_build() {
 }
 
 # ctest_stage NAME DIR [ENV=VALUE...] -- CMAKE_ARGS...
-# Configures, builds and runs ctest; the summary has ctest's count line.
+# Configures, builds and runs ctest (with the extra arguments in the array
+# STAGE_CTEST_ARGS, if set); the summary has ctest's count line.
+STAGE_CTEST_ARGS=()
 ctest_stage() {
   local name=$1 dir=$2 log=$LOGS/$1.log t0 envs=() prefix=()
   shift 2
@@ -108,7 +117,7 @@ ctest_stage() {
     fi
   fi
   if env "${envs[@]}" "${prefix[@]}" ctest --test-dir "$dir" -j "$JOBS" \
-       --output-on-failure >>"$log" 2>&1; then
+       --output-on-failure "${STAGE_CTEST_ARGS[@]}" >>"$log" 2>&1; then
     record "$name" PASS "$(grep -E 'tests passed' "$log" | tail -n 1) ($(( $(date +%s) - t0 )) s)"
   else
     record "$name" FAIL "$(grep -E 'tests passed|tests failed' "$log" | tail -n 1) ($(( $(date +%s) - t0 )) s), log: $log"
@@ -156,7 +165,13 @@ ctest_stage tsan "$BUILD_ROOT/c-tsan" \
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   -- -DCMAKE_C_COMPILER=gcc "${WERROR[@]}" -DKFIFO_TSAN=ON
 
-# ---- 4. libFuzzer, for a fixed time ---------------------------------------
+# ---- 4. the waits on the portable sleep-poll fallback --------------------
+STAGE_CTEST_ARGS=(-R '^test_wait')
+ctest_stage fallback "$BUILD_ROOT/c-fallback" -- -DCMAKE_C_COMPILER=gcc \
+  "${WERROR[@]}" -DKFIFO_WAIT_FALLBACK=ON
+STAGE_CTEST_ARGS=()
+
+# ---- 5. libFuzzer, for a fixed time ---------------------------------------
 fuzz_stage() {
   local dir=$BUILD_ROOT/c-fuzz log=$LOGS/fuzz.log t0 work runs
   t0=$(date +%s)
@@ -189,7 +204,7 @@ fuzz_stage() {
 }
 fuzz_stage
 
-# ---- 5. the committed corpus through the plain gcc driver ----------------
+# ---- 6. the committed corpus through the plain gcc driver ----------------
 replay_stage() {
   local log=$LOGS/replay.log out
   if [[ ! -x $BUILD_ROOT/c-gcc/c/tests/fuzz_replay ]]; then
@@ -206,7 +221,7 @@ replay_stage() {
 }
 replay_stage
 
-# ---- 6. install, then consume with find_package and with pkg-config ------
+# ---- 7. install, then consume with find_package and with pkg-config ------
 install_stage() {
   local log=$LOGS/install.log prefix=$BUILD_ROOT/install/prefix
   local cdir=$BUILD_ROOT/install/consumer-cmake pcdir flags t0

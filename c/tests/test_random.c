@@ -4,7 +4,8 @@
  * every operation (in, out, from_user, to_user in both forms, the locked
  * calls, skip, reset, reset_out, the record calls with constant and
  * run-time recsize, peek_rec, skip_rec, the zero-copy prepare/finish calls,
- * out_peek, avail_rec, alloc, init, free) on a real fifo and on the model
+ * out_peek, avail_rec, close, the waits, alloc, init, free) on a real fifo
+ * and on the model
  * of kfifo_model.h, comparing every return value, *total, every output
  * byte, the indices, the content and kfifo_valid() after every operation.
  *
@@ -133,6 +134,7 @@ static void gen_op(struct rng *r, const struct kmodel *m, unsigned int usual,
 		140, 140, 25, 25, 50, 50,            /* records */
 		60, 60, 60, 60, 25, 15,              /* prepare/finish, out_peek,
 							avail_rec */
+		4, 20, 20, 20,                       /* close, waits */
 		6, 6, 2                              /* alloc, init, free */
 	};
 
@@ -141,7 +143,8 @@ static void gen_op(struct rng *r, const struct kmodel *m, unsigned int usual,
 	op->recsize = gen_recsize(r, usual);
 	op->flags = (rng_below(r, 2) ? KOP_CONST_RECSIZE : 0) |
 		    (rng_below(r, 10) == 0 ? KOP_TOTAL_NULL : 0) |
-		    (rng_below(r, 2) ? KOP_COPIED : 0);
+		    (rng_below(r, 2) ? KOP_COPIED : 0) |
+		    (rng_below(r, 8) == 0 ? KOP_WAIT_BLOCK : 0);
 	op->fill = (unsigned char)rng_next(r);
 	op->seed = (unsigned int)rng_next(r);
 	switch (op->kind) {
