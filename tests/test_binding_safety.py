@@ -14,6 +14,7 @@ import gc
 import operator
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import textwrap
@@ -30,16 +31,30 @@ TIMEOUT = 60
 
 
 def run_python(code: str, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
-    """Run @code in a fresh interpreter; a hang fails the test."""
+    """Run @code in a fresh interpreter; a hang fails the test.
+
+    The child runs in a session of its own, and the whole session is killed
+    on a timeout: nothing it forked may outlive the test.
+    """
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
-        return subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(code)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired as e:
-        pytest.fail("the interpreter hung (killed after %s s): %s" % (timeout, e.stderr))
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail("the interpreter hung (killed after %s s): %s" % (timeout, err[-3000:]))
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # whatever it forked
+        except ProcessLookupError:
+            pass
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def assert_clean_exit(proc: subprocess.CompletedProcess, expect: str = "ok") -> None:
@@ -105,12 +120,15 @@ def test_out_rec_survives_a_header_rewritten_by_another_process():
         from kfifo import Kfifo
         SIZE = 1 << 17
         m = mmap.mmap(-1, SIZE)
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:
             w = memoryview(m).cast("H")
-            while True:
-                w[0] = 0x0101
-                w[0] = 0xFFFF
+            while os.getppid() == parent:  # never outlive the parent
+                for _ in range(4096):
+                    w[0] = 0x0101
+                    w[0] = 0xFFFF
+            os._exit(0)
         try:
             f = Kfifo(buffer=m)
             deadline = time.monotonic() + 2.0
@@ -475,6 +493,17 @@ UNINIT_CALLS = {
     "is_empty": lambda f: f.is_empty(),
     "is_full": lambda f: f.is_full(),
     "valid": lambda f: f.valid(),
+    "put": lambda f: f.put(b"x", timeout=0),
+    "get": lambda f: f.get(1, timeout=0),
+    "get_into": lambda f: f.get_into(bytearray(1), timeout=0),
+    "get_exactly": lambda f: f.get_exactly(1, timeout=0),
+    "put_rec": lambda f: f.put_rec(b"x", 1, timeout=0),
+    "get_rec": lambda f: f.get_rec(1, timeout=0),
+    "records": lambda f: f.records(1),
+    "wait_avail": lambda f: f.wait_avail(1, timeout=0),
+    "wait_len": lambda f: f.wait_len(1, timeout=0),
+    "close": lambda f: f.close(),
+    "closed": lambda f: f.closed,
     "in_prepare": lambda f: f.in_prepare(1),
     "in_finish": lambda f: f.in_finish(1),
     "out_prepare": lambda f: f.out_prepare(1),
