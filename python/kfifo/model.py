@@ -115,6 +115,7 @@ class KfifoModel:
         self._in = start
         self._out = start
         self._freed = False
+        self._closed = False
 
     # ------------------------------------------------------------------
     # The five primitives every public call is built from.
@@ -324,9 +325,10 @@ class KfifoModel:
     # State
     # ------------------------------------------------------------------
     def reset(self) -> None:
-        """Empty the fifo and set ``in = out = 0``."""
+        """Empty the fifo, set ``in = out = 0`` and reopen it."""
         self._check()
         self._in = self._out = 0
+        self._closed = False
 
     def reset_out(self) -> None:
         """Discard all content from the consumer side (``out = in``)."""
@@ -364,10 +366,83 @@ class KfifoModel:
     def free(self) -> None:
         """Release the buffer; afterwards every other call raises ``ValueError``.
 
-        A second call is harmless, as for ``kfifo_free``.
+        A second call is harmless, as for ``kfifo_free``.  While a view of
+        :meth:`in_prepare` or :meth:`out_prepare` is alive it raises
+        ``BufferError`` (the buffer is still exported) and changes nothing.
         """
+        self._buffer.clear()  # BufferError while a view points into it
         self._freed = True
-        self._buffer = bytearray()
+
+    # ------------------------------------------------------------------
+    # End of stream and the waits that do not block (API.md 3.1, 3.4)
+    # ------------------------------------------------------------------
+    def close(self) -> None:
+        """Mark the end of the stream; every other call goes on working."""
+        self._check()
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` ran (:meth:`reset` reopens)."""
+        self._check()
+        return self._closed
+
+    def _wait(self, n: Any, timeout: Any) -> int:
+        self._check()
+        n = _count(n, "n")
+        if timeout != 0:
+            raise NotImplementedError("the model does not block: only timeout=0")
+        if n > self._size:
+            raise ValueError(f"n={n} is more than the fifo's size {self._size}")
+        return n
+
+    def wait_avail(self, n: int, timeout: float = 0) -> bool:
+        """``avail() >= n`` and not closed (``kfifo_wait_avail``, timeout 0)."""
+        n = self._wait(n, timeout)
+        return not self._closed and self._avail() >= n
+
+    def wait_len(self, n: int, timeout: float = 0) -> bool:
+        """``len() >= n`` (``kfifo_wait_len``, timeout 0)."""
+        n = self._wait(n, timeout)
+        return self._len() >= n
+
+    # ------------------------------------------------------------------
+    # Zero-copy views (API.md 3.3, 3.4)
+    # ------------------------------------------------------------------
+    def _regions(self, index: int, n: int, readonly: bool) -> Tuple[memoryview, memoryview]:
+        off = index & (self._size - 1)
+        first = min(n, self._size - off)
+        whole = memoryview(self._buffer)
+        a, b = whole[off:off + first], whole[:n - first]
+        if readonly:
+            a, b = a.toreadonly(), b.toreadonly()
+        return a, b
+
+    def in_prepare(self, n: int) -> Tuple[memoryview, memoryview]:
+        """Writable views of ``min(n, avail)`` free bytes, split where the ring wraps."""
+        self._check()
+        n = min(_count(n, "n"), self._avail())
+        return self._regions(self._in, n, readonly=False)
+
+    def in_finish(self, n: int) -> int:
+        """Publish ``min(n, avail)`` bytes written into the prepared views."""
+        self._check()
+        n = min(_count(n, "n"), self._avail())
+        self._advance_in(n)
+        return n
+
+    def out_prepare(self, n: int) -> Tuple[memoryview, memoryview]:
+        """Read-only views of ``min(n, len)`` stored bytes, in order."""
+        self._check()
+        n = min(_count(n, "n"), self._len())
+        return self._regions(self._out, n, readonly=True)
+
+    def out_finish(self, n: int) -> int:
+        """Remove ``min(n, len)`` bytes."""
+        self._check()
+        n = min(_count(n, "n"), self._len())
+        self._advance_out(n)
+        return n
 
     def __enter__(self) -> "KfifoModel":
         self._check()
