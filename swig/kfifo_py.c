@@ -1132,13 +1132,36 @@ enum kf_wait_kind { KF_WAIT_AVAIL, KF_WAIT_LEN, KF_WAIT_REC };
  * (KeyboardInterrupt).  The waiter is counted in st->waiters, under the
  * GIL, so that free() can wake it and let it leave before the memory goes.
  */
+static int kf_wait_now(struct kfifo *f, enum kf_wait_kind kind,
+		       unsigned int arg, long long timeout_ns)
+{
+	if (kind == KF_WAIT_AVAIL)
+		return kfifo_wait_avail(f, arg, timeout_ns);
+	if (kind == KF_WAIT_LEN)
+		return kfifo_wait_len(f, arg, timeout_ns);
+	return kfifo_wait_rec(f, arg, timeout_ns);
+}
+
 static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
 		   unsigned int arg, long long deadline)
 {
+	int r;
+
+	if (k->freed) {
+		kf_freed_error(method);
+		return KF_WAIT_ERROR;
+	}
+	/*
+	 * First a check that cannot block (timeout 0: no system call), with
+	 * the GIL held: when the condition already holds, releasing the GIL
+	 * would only hand it to the other side and wait to get it back.
+	 */
+	r = kf_wait_now(&k->st->fifo, kind, arg, 0);
+	if (r != -ETIMEDOUT || (deadline >= 0 && deadline <= kf_now_ns()))
+		return r;
 	for (;;) {
 		long long left = -1, slice;
 		struct kfifo *f;
-		int r;
 
 		if (k->freed) {
 			kf_freed_error(method);
@@ -1153,12 +1176,7 @@ static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
 		f = &k->st->fifo;
 		k->st->waiters++;
 		Py_BEGIN_ALLOW_THREADS
-		if (kind == KF_WAIT_AVAIL)
-			r = kfifo_wait_avail(f, arg, slice);
-		else if (kind == KF_WAIT_LEN)
-			r = kfifo_wait_len(f, arg, slice);
-		else
-			r = kfifo_wait_rec(f, arg, slice);
+		r = kf_wait_now(f, kind, arg, slice);
 		Py_END_ALLOW_THREADS
 		k->st->waiters--;
 		if (k->freed) {

@@ -1,0 +1,213 @@
+# SPDX-License-Identifier: MIT
+"""Two Python threads through one kfifo with the blocking calls, against peers.
+
+Streams chunks from a producer thread to a consumer thread (which copies
+each chunk into its own buffer) with Kfifo.put / Kfifo.get_into, and 16-byte
+records with put_rec / get_rec, next to the same work through queue.Queue
+and next to one thread doing both sides of kfifo (in_ then out_into).
+Also one thread filling and checking chunks in place through the
+zero-copy views against the same work through in_/out and bytes.
+Runs every variant in turn, REPEATS times, in one process, and prints the
+median rate of each and the median of the paired ratios.
+
+    python bench/bench_threads.py [--repeats 5] [--mb 256]
+"""
+import argparse
+import queue
+import statistics
+import threading
+import time
+
+import kfifo
+
+FIFO = 1 << 20
+
+
+def kfifo_stream(chunk: int, total: int) -> float:
+    f = kfifo.Kfifo(FIFO)
+    data = b"x" * chunk
+    n = total // chunk
+
+    def produce():
+        for _ in range(n):
+            f.put(data)
+        f.close()
+
+    buf = bytearray(chunk)
+    t = threading.Thread(target=produce)
+    t0 = time.perf_counter()
+    t.start()
+    got = 0
+    while True:
+        k = f.get_into(buf)
+        if k == 0:
+            break
+        got += k
+    t.join()
+    dt = time.perf_counter() - t0
+    assert got == n * chunk
+    return got / dt
+
+
+def queue_stream(chunk: int, total: int) -> float:
+    q: queue.Queue = queue.Queue(maxsize=max(1, FIFO // chunk))
+    data = b"x" * chunk
+    n = total // chunk
+
+    def produce():
+        for _ in range(n):
+            q.put(data)
+        q.put(None)
+
+    buf = bytearray(chunk)
+    t = threading.Thread(target=produce)
+    t0 = time.perf_counter()
+    t.start()
+    got = 0
+    while True:
+        item = q.get()
+        if item is None:
+            break
+        buf[: len(item)] = item
+        got += len(item)
+    t.join()
+    return got / (time.perf_counter() - t0)
+
+
+def one_thread(chunk: int, total: int) -> float:
+    f = kfifo.Kfifo(FIFO)
+    data = b"x" * chunk
+    buf = bytearray(chunk)
+    n = total // chunk
+    t0 = time.perf_counter()
+    for _ in range(n):
+        f.in_(data)
+        f.out_into(buf)
+    return n * chunk / (time.perf_counter() - t0)
+
+
+def kfifo_records(count: int) -> float:
+    f = kfifo.Kfifo(FIFO)
+    rec = b"r" * 16
+
+    def produce():
+        for _ in range(count):
+            f.put_rec(rec, 1)
+        f.close()
+
+    t = threading.Thread(target=produce)
+    t0 = time.perf_counter()
+    t.start()
+    got = 0
+    while f.get_rec(1) is not None:
+        got += 1
+    t.join()
+    assert got == count
+    return got / (time.perf_counter() - t0)
+
+
+def queue_records(count: int) -> float:
+    q: queue.Queue = queue.Queue(maxsize=FIFO // 17)
+    rec = b"r" * 16
+
+    def produce():
+        for _ in range(count):
+            q.put(rec)
+        q.put(None)
+
+    t = threading.Thread(target=produce)
+    t0 = time.perf_counter()
+    t.start()
+    got = 0
+    while q.get() is not None:
+        got += 1
+    t.join()
+    return got / (time.perf_counter() - t0)
+
+
+def zero_copy(chunk: int, total: int) -> float:
+    """One thread: fill in place (numpy), check in place, no bytes objects."""
+    import numpy as np
+
+    f = kfifo.Kfifo(FIFO)
+    n = total // chunk
+    t0 = time.perf_counter()
+    for i in range(n):
+        for v in f.in_prepare(chunk):
+            np.frombuffer(v, dtype=np.uint8)[:] = i & 0xFF
+        f.in_finish(chunk)
+        views = f.out_prepare(chunk)
+        ok = all(not len(v) or np.frombuffer(v, dtype=np.uint8).max() == (i & 0xFF) for v in views)
+        del views
+        assert ok
+        f.out_finish(chunk)
+    return n * chunk / (time.perf_counter() - t0)
+
+
+def copying(chunk: int, total: int) -> float:
+    """One thread, the same work through in_/out: a bytes object each way."""
+    import numpy as np
+
+    f = kfifo.Kfifo(FIFO)
+    src = np.empty(chunk, dtype=np.uint8)
+    n = total // chunk
+    t0 = time.perf_counter()
+    for i in range(n):
+        src[:] = i & 0xFF
+        f.in_(src)
+        assert np.frombuffer(f.out(chunk), dtype=np.uint8).max() == (i & 0xFF)
+    return n * chunk / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--mb", type=int, default=256, help="MiB per stream run")
+    ap.add_argument("--records", type=int, default=200_000)
+    args = ap.parse_args()
+    total = args.mb << 20
+    rows = []
+    for chunk in (65536, 4096):
+        variants = {
+            "kfifo put/get_into, 2 threads": lambda chunk=chunk: kfifo_stream(chunk, total),
+            "queue.Queue, 2 threads": lambda chunk=chunk: queue_stream(chunk, total),
+            "kfifo in_/out_into, 1 thread": lambda chunk=chunk: one_thread(chunk, total),
+        }
+        rows.append((f"{chunk} B chunks", "GB/s", 1e-9, variants))
+    rows.append(
+        (
+            "16 B records",
+            "M/s",
+            1e-6,
+            {
+                "kfifo put_rec/get_rec, 2 threads": lambda: kfifo_records(args.records),
+                "queue.Queue, 2 threads": lambda: queue_records(args.records),
+            },
+        )
+    )
+    for chunk in (65536, 4096):
+        rows.append(
+            (
+                f"zero-copy, {chunk} B chunks, 1 thread, numpy fill + check",
+                "GB/s",
+                1e-9,
+                {
+                    "in_prepare/out_prepare views": lambda chunk=chunk: zero_copy(chunk, total),
+                    "in_/out with bytes": lambda chunk=chunk: copying(chunk, total),
+                },
+            )
+        )
+    for title, unit, scale, variants in rows:
+        runs: dict = {name: [] for name in variants}
+        for _ in range(args.repeats):
+            for name, fn in variants.items():
+                runs[name].append(fn())
+        base = next(iter(variants))
+        print(f"{title}: median of {args.repeats} paired runs")
+        for name, rates in runs.items():
+            ratio = statistics.median(b / r for b, r in zip(runs[base], rates))
+            print(f"  {name:<36} {statistics.median(rates) * scale:8.2f} {unit}   first row / this: {ratio:5.2f}x")
+
+
+if __name__ == "__main__":
+    main()
