@@ -27,6 +27,8 @@ import pytest
 import kfifo
 from kfifo import Kfifo, SpinLock
 
+from _calls import EVERY_CALL
+
 TIMEOUT = 60
 
 
@@ -469,60 +471,17 @@ def test_copying_is_refused():
             how(Kfifo(8))
 
 
-UNINIT_CALLS = {
-    "in_": lambda f: f.in_(b"x"),
-    "from_user": lambda f: f.from_user(b"x"),
-    "in_rec": lambda f: f.in_rec(b"x", 1),
-    "from_user_rec": lambda f: f.from_user_rec(b"x", 1),
-    "in_locked": lambda f: f.in_locked(b"x", SpinLock()),
-    "out": lambda f: f.out(1),
-    "to_user": lambda f: f.to_user(1),
-    "out_into": lambda f: f.out_into(bytearray(1)),
-    "out_rec": lambda f: f.out_rec(1, 1),
-    "to_user_rec": lambda f: f.to_user_rec(1, 1),
-    "out_locked": lambda f: f.out_locked(1, SpinLock()),
-    "peek_rec": lambda f: f.peek_rec(1),
-    "skip": lambda f: f.skip(1),
-    "skip_rec": lambda f: f.skip_rec(1),
-    "reset": lambda f: f.reset(),
-    "reset_out": lambda f: f.reset_out(),
-    "free": lambda f: f.free(),
-    "len": lambda f: f.len(),
-    "size": lambda f: f.size(),
-    "avail": lambda f: f.avail(),
-    "is_empty": lambda f: f.is_empty(),
-    "is_full": lambda f: f.is_full(),
-    "valid": lambda f: f.valid(),
-    "put": lambda f: f.put(b"x", timeout=0),
-    "get": lambda f: f.get(1, timeout=0),
-    "get_into": lambda f: f.get_into(bytearray(1), timeout=0),
-    "get_exactly": lambda f: f.get_exactly(1, timeout=0),
-    "put_rec": lambda f: f.put_rec(b"x", 1, timeout=0),
-    "get_rec": lambda f: f.get_rec(1, timeout=0),
-    "records": lambda f: f.records(1),
-    "wait_avail": lambda f: f.wait_avail(1, timeout=0),
-    "wait_len": lambda f: f.wait_len(1, timeout=0),
-    "close": lambda f: f.close(),
-    "closed": lambda f: f.closed,
-    "in_prepare": lambda f: f.in_prepare(1),
-    "in_finish": lambda f: f.in_finish(1),
-    "out_prepare": lambda f: f.out_prepare(1),
-    "out_finish": lambda f: f.out_finish(1),
-    "__len__": len,
-    "__enter__": lambda f: f.__enter__(),
-    "__exit__": lambda f: f.__exit__(None, None, None),
-}
 
 
 def test_uninit_calls_cover_every_documented_method():
-    assert set(UNINIT_CALLS) | {"is_freed"} == documented_methods("Kfifo") - {"__init__"}
+    assert set(EVERY_CALL) | {"is_freed"} == documented_methods("Kfifo") - {"__init__"}
 
 
-@pytest.mark.parametrize("name", sorted(UNINIT_CALLS))
+@pytest.mark.parametrize("name", sorted(EVERY_CALL))
 def test_object_made_by_new_alone_raises_a_clear_error(name):
     f = Kfifo.__new__(Kfifo)
     with pytest.raises(ValueError, match="not initialised"):
-        UNINIT_CALLS[name](f)
+        EVERY_CALL[name](f)
     assert f.is_freed() is False
     assert repr(f) == "<kfifo.Kfifo uninitialised>"
 

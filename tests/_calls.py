@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+"""One call of every documented Kfifo method (but is_freed), with harmless
+arguments: the tables of "every call after free()" and "every call on an
+object __init__ never initialised".  test_binding_safety.py checks that it
+covers the stub kfifo/__init__.pyi."""
+from kfifo import SpinLock
+
+EVERY_CALL = {
+    "in_": lambda f: f.in_(b"x"),
+    "from_user": lambda f: f.from_user(b"x"),
+    "in_rec": lambda f: f.in_rec(b"x", 1),
+    "from_user_rec": lambda f: f.from_user_rec(b"x", 1),
+    "in_locked": lambda f: f.in_locked(b"x", SpinLock()),
+    "out": lambda f: f.out(1),
+    "to_user": lambda f: f.to_user(1),
+    "out_into": lambda f: f.out_into(bytearray(1)),
+    "out_rec": lambda f: f.out_rec(1, 1),
+    "to_user_rec": lambda f: f.to_user_rec(1, 1),
+    "out_locked": lambda f: f.out_locked(1, SpinLock()),
+    "peek_rec": lambda f: f.peek_rec(1),
+    "skip": lambda f: f.skip(1),
+    "skip_rec": lambda f: f.skip_rec(1),
+    "reset": lambda f: f.reset(),
+    "reset_out": lambda f: f.reset_out(),
+    "free": lambda f: f.free(),
+    "len": lambda f: f.len(),
+    "size": lambda f: f.size(),
+    "avail": lambda f: f.avail(),
+    "is_empty": lambda f: f.is_empty(),
+    "is_full": lambda f: f.is_full(),
+    "valid": lambda f: f.valid(),
+    "put": lambda f: f.put(b"x", timeout=0),
+    "get": lambda f: f.get(1, timeout=0),
+    "get_into": lambda f: f.get_into(bytearray(1), timeout=0),
+    "get_exactly": lambda f: f.get_exactly(1, timeout=0),
+    "put_rec": lambda f: f.put_rec(b"x", 1, timeout=0),
+    "get_rec": lambda f: f.get_rec(1, timeout=0),
+    "records": lambda f: f.records(1),
+    "wait_avail": lambda f: f.wait_avail(1, timeout=0),
+    "wait_len": lambda f: f.wait_len(1, timeout=0),
+    "close": lambda f: f.close(),
+    "closed": lambda f: f.closed,
+    "in_prepare": lambda f: f.in_prepare(1),
+    "in_finish": lambda f: f.in_finish(1),
+    "out_prepare": lambda f: f.out_prepare(1),
+    "out_finish": lambda f: f.out_finish(1),
+    "__len__": len,
+    "__enter__": lambda f: f.__enter__(),
+    "__exit__": lambda f: f.__exit__(None, None, None),
+}
