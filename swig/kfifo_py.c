@@ -433,14 +433,10 @@ static void kf_buffer_error(PyObject *o, const char *method, const char *name,
 	PyBuffer_Release(&v);
 }
 
-/*
- * Borrow the bytes of @o.  An exact bytes object is immutable and kept alive
- * by the call's arguments: no export needed (*got stays 0).  Anything else
- * is exported until the typemap's freearg (*got = 1), which also stops a
- * bytearray from being resized while the C core reads it.
- */
-int kfpy_arg_data(PyObject *o, const char *method, Py_buffer *view, int *got,
-		  const void **buf, unsigned int *n)
+/* kfpy_arg_data() beyond its inline case: a bytes object too long for a
+ * count (offered as 2**32 - 1 bytes), or any other exporter. */
+int kfpy_arg_data_slow(PyObject *o, const char *method, Py_buffer *view,
+		       int *got, const void **buf, unsigned int *n)
 {
 	if (PyBytes_CheckExact(o)) {
 		*buf = PyBytes_AS_STRING(o);
@@ -766,7 +762,8 @@ static int kf_in_call(kfpy_kfifo *k, enum kf_op op, const char *method,
 		c.lock = &lock->lock;
 	/* small copies (the common case) need not ask the fill level */
 	if (n < KFPY_GIL_THRESHOLD && !kf_nogil(0, c.lock)) {
-		*r = kf_do(&k->st->fifo, &c);
+		*r = op == KF_IN ? kfifo_in(&k->st->fifo, from, n)
+				 : kf_do(&k->st->fifo, &c);
 		return 0;
 	}
 	/* what will be copied: all of a record or nothing, else min(n, avail) */
@@ -843,7 +840,8 @@ static PyObject *kf_out_common(kfpy_kfifo *k, enum kf_op op,
 		/* small: copy to the stack, then into an exact-size bytes;
 		 * cheaper than asking the fill level first */
 		c.to = small;
-		r = kf_do(&k->st->fifo, &c);
+		r = op == KF_OUT ? kfifo_out(&k->st->fifo, small, n)
+				 : kf_do(&k->st->fifo, &c);
 		return PyBytes_FromStringAndSize((const char *)small,
 						 (Py_ssize_t)r);
 	}

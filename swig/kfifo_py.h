@@ -89,9 +89,27 @@ static inline int kfpy_arg_count(PyObject *o, const char *method,
 }
 /* a recsize: 0, 1 or 2 (ValueError) */
 int kfpy_arg_recsize(PyObject *o, const char *method, unsigned int *out);
-/* bytes-like input, exported into @view when it is not exact bytes */
-int kfpy_arg_data(PyObject *o, const char *method, Py_buffer *view,
-		  int *got, const void **buf, unsigned int *n);
+int kfpy_arg_data_slow(PyObject *o, const char *method, Py_buffer *view,
+		       int *got, const void **buf, unsigned int *n);
+
+/*
+ * bytes-like input.  An exact bytes object is immutable and kept alive by
+ * the call's arguments: no export needed (*got stays 0).  Anything else is
+ * exported into @view until the typemap's freearg (*got = 1), which also
+ * stops a bytearray from being resized while the C core reads it.
+ */
+static inline int kfpy_arg_data(PyObject *o, const char *method,
+				Py_buffer *view, int *got, const void **buf,
+				unsigned int *n)
+{
+	if (PyBytes_CheckExact(o) &&
+	    (size_t)PyBytes_GET_SIZE(o) <= 0xffffffffu) {
+		*buf = PyBytes_AS_STRING(o);
+		*n = (unsigned int)PyBytes_GET_SIZE(o);
+		return 0;
+	}
+	return kfpy_arg_data_slow(o, method, view, got, buf, n);
+}
 /* writable contiguous output buffer, exported into @view */
 int kfpy_arg_writable(PyObject *o, const char *method, Py_buffer *view,
 		      const char *name, void **buf, unsigned int *n);
