@@ -332,7 +332,11 @@ def test_ctrl_c_interrupts_a_wait_without_limit_promptly():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("interrupted after 0.")
+    assert proc.stdout.startswith("interrupted after ")
+    # the signal came at 0.3 s; a wait sleeps in slices of 0.1 s (a bound
+    # loose enough for a loaded machine, tight enough to tell "promptly"
+    # from "at the end of a long timeout")
+    assert float(proc.stdout.split()[2]) < 5
 
 
 def test_a_signal_handler_that_does_not_raise_lets_the_wait_go_on():
