@@ -64,3 +64,11 @@ def test_fuzz_help_documents_the_factory_variable():
     assert proc.returncode == 0
     assert "KFIFO_FUZZ_FACTORY=module:callable" in proc.stdout
     assert "--seconds" in proc.stdout
+
+
+def test_demo_runs_and_its_threads_deliver_every_byte_in_order():
+    proc = subprocess.run([sys.executable, "-m", "kfifo", "demo"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "out_rec(64, 1)" in proc.stdout
+    assert "got 1000 bytes" in proc.stdout and "in order: True" in proc.stdout
+    assert "get(1) -> b'' (end of stream)" in proc.stdout

@@ -52,4 +52,28 @@ def run(args: argparse.Namespace) -> int:
         _show("in_locked(b'locked', lock)", f.in_locked(b"locked", lock), f)
         _show("out_locked(6, lock)", f.out_locked(6, lock), f)
     print(f"\nwith-block left: free() ran        -> {f!r}")
+
+    import threading
+
+    print("\nTwo threads, blocking calls: a producer put()s 1000 bytes through")
+    print(f"a {args.size}-byte fifo and close()s it; the consumer get()s until b''.")
+    with kfifo.Kfifo(args.size) as f:
+        data = bytes(range(250)) * 4
+
+        def produce() -> None:
+            f.put(data, timeout=10)  # waits for room as the consumer takes
+            f.close()  # end of stream
+
+        producer = threading.Thread(target=produce)
+        producer.start()
+        chunks = []
+        while True:
+            chunk = f.get(64, timeout=10)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        producer.join()
+        got = b"".join(chunks)
+        print(f"  got {len(got)} bytes in {len(chunks)} get() calls, in order: {got == data}")
+        print(f"  f.closed -> {f.closed}; get(1) -> {f.get(1)!r} (end of stream)")
     return 0
