@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import resource
 import statistics
 import sys
 import time
@@ -43,11 +44,17 @@ def _factories() -> dict:
     return found
 
 
-def one_run(name: str, run_seed: int):
+def _limit_memory() -> None:
+    """A runaway example fails with MemoryError instead of starving a shared machine."""
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+
+def one_run(name: str, run_seed: int, max_examples: int = 0):
     """``(caught, examples until the mismatch or run, seconds)`` for one seeded run."""
     machine = seed(run_seed)(make_state_machine(_factories()[name]))
     run_settings = settings(
         machine.TestCase.settings, database=None,
+        max_examples=max_examples or machine.TestCase.settings.max_examples,
         phases=[Phase.explicit, Phase.generate, Phase.target],
         suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
     )
@@ -62,15 +69,17 @@ def one_run(name: str, run_seed: int):
     return caught, examples, time.monotonic() - t0
 
 
-def time_default_run(repeat: int) -> list:
-    """Seconds of ``repeat`` full default runs of the machine on kfifo.Kfifo (all phases)."""
-    times = []
+def time_default_run(repeat: int) -> tuple:
+    """Wall and CPU seconds of ``repeat`` full default runs of the machine on
+    kfifo.Kfifo (all phases; CPU time is the fairer number on a busy machine)."""
+    wall, cpu = [], []
     for i in range(repeat):
         machine = seed(10_000 + i)(make_state_machine())
-        t0 = time.monotonic()
+        t0, c0 = time.monotonic(), time.process_time()
         run_state_machine_as_test(machine, settings=settings(machine.TestCase.settings, database=None))
-        times.append(time.monotonic() - t0)
-    return times
+        wall.append(time.monotonic() - t0)
+        cpu.append(time.process_time() - c0)
+    return wall, cpu
 
 
 def main(argv=None) -> int:
@@ -79,6 +88,8 @@ def main(argv=None) -> int:
     parser.add_argument("--first-seed", type=int, default=0, help="seed of the first run (default 0)")
     parser.add_argument("--bug", action="append", help="only this bug (repeatable); KfifoModel is the control")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--max-examples", type=int, default=0, metavar="N",
+                        help="N examples per run instead of the default (to see the margin)")
     parser.add_argument("--time", type=int, default=0, metavar="N",
                         help="also time N default runs on kfifo.Kfifo")
     args = parser.parse_args(argv)
@@ -88,16 +99,17 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown bug(s): {', '.join(sorted(unknown))}")
     defaults = make_state_machine(KfifoModel).TestCase.settings
-    print(f"profile {PROFILE}: {defaults.max_examples} examples of up to "
+    examples = args.max_examples or defaults.max_examples
+    print(f"profile {PROFILE}: {examples} examples of up to "
           f"{defaults.stateful_step_count} steps; {args.runs} runs per bug, "
           f"seeds {args.first_seed}..{args.first_seed + args.runs - 1}", flush=True)
 
     if args.runs:
         print(f"{'bug':<20} {'caught':>8} {'median ex.':>10} {'max ex.':>8} {'s/run':>6}")
         seeds = range(args.first_seed, args.first_seed + args.runs)
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        with ProcessPoolExecutor(max_workers=args.jobs, initializer=_limit_memory) as pool:
             for name in names:
-                results = list(pool.map(one_run, [name] * len(seeds), seeds))
+                results = list(pool.map(one_run, [name] * len(seeds), seeds, [args.max_examples] * len(seeds)))
                 hits = [ex for caught, ex, _ in results if caught]
                 med = f"{statistics.median(hits):g}" if hits else "-"
                 top = f"{max(hits)}" if hits else "-"
@@ -105,9 +117,9 @@ def main(argv=None) -> int:
                 print(f"{name:<20} {len(hits):>4}/{len(results):<3} {med:>10} {top:>8} {secs:>6.2f}",
                       flush=True)
     if args.time:
-        times = time_default_run(args.time)
-        print(f"default run on kfifo.Kfifo: median {statistics.median(times):.2f} s "
-              f"(min {min(times):.2f}, max {max(times):.2f}, {len(times)} runs)")
+        wall, cpu = time_default_run(args.time)
+        print(f"default run on kfifo.Kfifo ({len(wall)} runs): median {statistics.median(wall):.2f} s "
+              f"wall (min {min(wall):.2f}, max {max(wall):.2f}), {statistics.median(cpu):.2f} s CPU")
     return 0
 
 
