@@ -32,10 +32,10 @@ a FIFO goes wrong:
   within a few calls;
 * a new fifo already holds one to three records, the first ones leaning to
   the header limit (255/65535) and one past it;
-* records are stored two or three at a time and taken back at once, by a
-  consumer that uses the producer's ``recsize`` and sizes its buffer as a
-  user would (from ``peek_rec``: one byte too small, exact, or larger, so
-  that bytes copied past the record would show);
+* records are stored two or three at a time, and up to two taken back at
+  once by a consumer that uses the producer's ``recsize`` and sizes its
+  buffer as a user would (from ``peek_rec``: one byte too small, exact, or
+  larger, so that bytes copied past the record would show);
 * the calls that drop data (skip, skip_rec, reset_out, reset) share one rule,
   so the fifo is not drained more often than it is filled.
 
