@@ -20,6 +20,28 @@ When the two disagree the error message holds a runnable Python snippet
 that replays the shortest failing sequence on your fifo alone, with the
 model's answers written as ``assert`` statements.
 
+Aim
+---
+The default 100 examples are few (Hypothesis spends many of them on small
+examples and on near-copies), so every example is aimed at the edges where
+a FIFO goes wrong:
+
+* lengths are mostly relative (the fifo's ``len``, ``avail``, ``size``, the
+  bytes before the buffer's end, the length last stored), and indices start
+  near ``2**32``, so the fifo fills, wraps its buffer and wraps ``2**32``
+  within a few calls;
+* a new fifo already holds one to three records, the first ones leaning to
+  the header limit (255/65535) and one past it;
+* records are stored two or three at a time, and up to two taken back at
+  once by a consumer that uses the producer's ``recsize`` and sizes its
+  buffer as a user would (from ``peek_rec``: one byte too small, exact, or
+  larger, so that bytes copied past the record would show);
+* the calls that drop data (skip, skip_rec, reset_out, reset) share one rule,
+  so the fifo is not drained more often than it is filled.
+
+``scripts/detection_rate.py`` in the source tree measures how often the
+default settings find each planted bug of ``tests/test_planted_bugs.py``.
+
 Settings profiles
 -----------------
 Three profiles are registered when this module is imported:
@@ -133,6 +155,7 @@ EDGES = {
     "out_rec buffer too small": "out_rec returns L > n and keeps the record",
     "out_rec incomplete": "out_rec returns n: fewer than recsize + L bytes stored",
     "out_rec success": "out_rec removes one record",
+    "out_rec buffer larger": "out_rec takes a record into a larger buffer, more data behind it",
     "skip_rec one record": "skip_rec removes exactly one record",
     "skip_rec empties": "skip_rec empties the fifo (partial record or recsize 0)",
     "skip past len": "skip(n) with n >= len empties the fifo",
@@ -316,9 +339,13 @@ def _import(obj: Any, imports: List[str]) -> str:
 # Strategies
 # ----------------------------------------------------------------------
 _SIZES = st.one_of(
-    # 65537 rounds up to 128 KiB: room for a 65535-byte record with its header.
-    st.sampled_from([1, 2, 3, 4, 8, 16, 17, 64, 256, 300, 512, 1024, 4096, 65537]),
-    st.integers(1, 4096),
+    # A third small: they fill and wrap within a few calls ...
+    st.sampled_from([1, 2, 3, 4, 8, 16, 17, 64]),
+    # ... two thirds large enough for a 256-byte record, one past the recsize-1
+    # header limit (lengths relative to len/avail/size fill and wrap them
+    # quickly too); 65537 rounds up to 128 KiB: room for 65536 bytes and a header.
+    st.sampled_from([300, 512, 1024, 65537]),
+    st.integers(257, 2048),
 )
 _STARTS = st.one_of(
     st.sampled_from([0, UINT_MAX]),  # UINT_MAX: the first byte goes to the buffer's last slot
@@ -328,22 +355,49 @@ _STARTS = st.one_of(
     st.integers(0, UINT_MAX),
 )
 #: An absolute length, or (what, delta): the fifo's len/size/avail, the next
-#: record's length ("peek") or the bytes left before the buffer's end
-#: ("to_end"), plus delta.
+#: record's length ("peek"), the bytes left before the buffer's end
+#: ("to_end"), the length last stored or taken ("last"), plus delta.
 _LENGTHS = st.one_of(
     st.integers(0, 20),
     st.sampled_from([0, 1, 255, 256, 65535, 65536]),
-    st.tuples(st.sampled_from(["avail", "size", "len", "peek", "to_end"]), st.integers(-2, 2)),
+    st.tuples(st.sampled_from(["avail", "size", "len", "peek", "to_end", "last"]), st.integers(-2, 2)),
     st.integers(0, 5000),
 )
 _COUNTS = st.one_of(_LENGTHS, st.just(UINT_MAX))
+#: Record lengths: short ones, so that several records fit and follow each
+#: other; ("limit", delta), the longest record the header holds (255 or
+#: 65535; 255 for recsize 0) plus delta, one past it first; lengths relative
+#: to the room left, the buffer's end or the last record.  No absolute long
+#: lengths: in most fifos they would only be refused for room.
+_HEADER_LIMITS = st.sampled_from([("limit", 1), ("limit", 0)])
+_REC_LENGTHS = st.one_of(
+    st.integers(0, 12),
+    _HEADER_LIMITS,
+    st.tuples(st.sampled_from(["avail", "to_end", "last"]), st.integers(-3, 1)),
+)
+#: The records a new fifo holds: it is empty, the one moment a record at the
+#: header limit is sure to fit if the fifo can hold it, so they lean there.
+_FILL = st.lists(st.one_of(_HEADER_LIMITS, _REC_LENGTHS), min_size=1, max_size=3)
+#: out_rec capacities: about the next record's length (one too small, exact,
+#: or larger, so bytes past L would show), the header limit, any count.
+_CAPACITIES = st.one_of(
+    st.tuples(st.just("peek"), st.integers(-1, 4)),
+    st.tuples(st.just("limit"), st.integers(-1, 1)),
+    _COUNTS,
+)
 _SEEDS = st.integers(0, 250)
 try:  # numpy arrays are bytes-like inputs too (API.md 2.1), when numpy is there
     import numpy as _np
 except ImportError:  # pragma: no cover
     _np = None
 _KINDS = st.sampled_from(["bytes", "bytearray", "memoryview", "array"] + (["numpy"] if _np else []))
-_RECSIZES = st.sampled_from([0, 1, 2])
+#: The header size of the records a new fifo holds (and of most records of
+#: the example): 1 and 2, which have a header to get wrong, five times in six.
+_RECSIZES = st.one_of(st.sampled_from([1, 2]), st.sampled_from([1, 2, 0]))
+#: A record call's recsize: None (drawn most often, and what shrinking goes
+#: to) is the recsize of the records last stored, as a producer and a
+#: consumer agree on it: the records a call takes were stored with it.
+_RECSIZE_CHOICES = st.sampled_from([None, 0, 1, 2])
 
 _BAD_CALLS = [
     ("in_", ("text",)), ("in_", (5,)), ("in_", (None,)), ("from_user", ([1, 2],)),
@@ -407,6 +461,8 @@ def make_state_machine(
             self.lock: Any = None
             self.failed = False
             self.trace = Trace(factory, lock_factory)
+            self.recsize = 1  # of the records last stored; see _RECSIZE_CHOICES
+            self.last_length = 0  # of the last data stored or taken
             STATS.trace = self.trace
             STATS.examples += 1
 
@@ -476,9 +532,20 @@ def make_state_machine(
                 return spec
             what, delta = spec
             base = {"avail": self.model.avail, "size": self.model.size, "len": self.model.len,
-                    "peek": lambda: self.model.peek_rec(recsize),
-                    "to_end": lambda: -self.model.in_index & (self.model.size() - 1)}[what]()
+                    # As a user would: ask the fifo under test (and check its answer).
+                    "peek": lambda: self.call("peek_rec", recsize),
+                    "to_end": lambda: -self.model.in_index & (self.model.size() - 1),
+                    "last": lambda: self.last_length,
+                    "limit": lambda: (255, 255, 65535)[recsize]}[what]()
             return max(0, base + delta)
+
+        def _recsize(self, choice: Optional[int], storing: bool = False) -> int:
+            """``choice``, or the recsize of the records last stored if it is None."""
+            if choice is None:
+                return self.recsize
+            if storing:
+                self.recsize = choice
+            return choice
 
         def _edges(self, name: str, before: Tuple[int, int, int], moved_in: int = 0, moved_out: int = 0) -> None:
             m = self.model
@@ -501,8 +568,16 @@ def make_state_machine(
             STATS.steps += 1
 
         # ---------------------------------------------------------- creation
-        @initialize(size=_SIZES, start=_STARTS)
-        def create(self, size: int, start: int) -> None:
+        @initialize(size=_SIZES, start=_STARTS, recsize=_RECSIZES,
+                    fill=_FILL, seed=_SEEDS)
+        def create(self, size: int, start: int, recsize: int, fill: List[Any], seed: int) -> None:
+            """A new fifo that already holds the one to three ``fill`` records.
+
+            Swarm testing switches the rules that store records off in about
+            half of the examples; records stored here are always there to be
+            taken, and the first one goes into an empty fifo (a record one past
+            the header limit fits whenever the fifo could hold it).
+            """
             STATS.ops["create"] += 1
             self.model = KfifoModel(size, start=start)
             line = f"f = make_fifo({size}, start={start})"
@@ -518,6 +593,9 @@ def make_state_machine(
             if start > UINT_MAX - 65536:
                 STATS.edges["start near 2**32"] += 1
             self.call("size")
+            self.recsize = recsize
+            for i, length in enumerate(fill):
+                self._put_rec("in_rec", self._length(length, recsize), (seed + 67 * i) % 251, "bytes", recsize)
 
         # ------------------------------------------------------- byte stream
         @rule(method=st.sampled_from(["in_", "from_user"]), length=_LENGTHS, seed=_SEEDS, kind=_KINDS)
@@ -527,24 +605,31 @@ def make_state_machine(
             data, src = _make_data(n, seed, kind)
             before = self._state()
             stored = self.call(method, data, srcs=[src])
+            self.last_length = n
             if stored < n:
                 STATS.edges["partial in"] += 1
             self._edges(method, before, moved_in=stored)
 
-        @rule(method=st.sampled_from(["out", "to_user"]), count=_COUNTS)
-        def get(self, method: str, count: Any) -> None:
+        @rule(method=st.sampled_from(["out", "to_user", "out_into"]), count=_COUNTS,
+              kind=st.sampled_from(["bytearray", "memoryview", "array"]))
+        def get(self, method: str, count: Any, kind: str) -> None:
+            """out(n), to_user(n) or out_into(buffer of n bytes of the given kind)."""
             self._step()
             n = self._length(count)
             before = self._state()
             if before[2] == 0:
                 STATS.edges["out of empty fifo"] += 1
-            data = self.call(method, n)
-            self._edges(method, before, moved_out=len(data))
+            if method == "out_into":
+                # A buffer longer than the whole fifo tests nothing more.
+                moved = self._get_into(min(n, self.model.size() + 64), kind)
+            else:
+                moved = len(self.call(method, n))
+            self.last_length = moved
+            self._edges(method, before, moved_out=moved)
 
-        @rule(count=_LENGTHS, kind=st.sampled_from(["bytearray", "memoryview", "array"]))
-        def get_into(self, count: Any, kind: str) -> None:
-            self._step()
-            n = self._length(count)
+        def _get_into(self, n: int, kind: str) -> int:
+            """out_into a buffer of ``n`` bytes; its whole content is compared,
+            bytes past the count included (they must be left untouched)."""
             bufs = [bytearray(b"\xee" * n) for _ in range(2)]
             if kind == "array":
                 bufs = [array.array("B", b) for b in bufs]
@@ -553,7 +638,6 @@ def make_state_machine(
                 self.trace.add(f"buf = bytearray(b'\\xee' * {n})")
             arg = (lambda b: memoryview(b)) if kind == "memoryview" else (lambda b: b)
             src = "memoryview(buf)" if kind == "memoryview" else "buf"
-            before = self._state()
             moved = self.call("out_into", arg(bufs[1]), model_args=(arg(bufs[0]),), srcs=[src])
             want, got = bytes(bufs[0]), bytes(bufs[1])
             line = _Lazy(lambda: f"assert bytes(buf) == {_bytes_src(want)}")
@@ -561,17 +645,34 @@ def make_state_machine(
                 self._fail(line, f"out_into left the buffer as {_short(got)}; expected {_short(want)}"
                            + _difference(got, want))
             self.trace.add(line)
-            self._edges("out_into", before, moved_out=moved)
+            return moved
 
-        @rule(count=_COUNTS)
-        def skip(self, count: Any) -> None:
+        @rule(method=st.sampled_from(["skip", "skip_rec", "reset_out", "reset"]), count=_COUNTS,
+              recsize=_RECSIZE_CHOICES)
+        def drop(self, method: str, count: Any, recsize: Optional[int]) -> None:
+            """skip(count), skip_rec(recsize), reset_out() or reset(): one rule,
+            so that dropping data is not drawn more often than storing it."""
             self._step()
-            n = self._length(count)
             before = self._state()
-            if n >= before[2]:
-                STATS.edges["skip past len"] += 1
-            self.call("skip", n)
-            self._edges("skip", before, moved_out=before[2] - self.model.len())
+            if method == "skip_rec":
+                self._skip_rec(self._recsize(recsize), before)
+            elif method == "skip":
+                n = self._length(count)
+                if n >= before[2]:
+                    STATS.edges["skip past len"] += 1
+                self.call("skip", n)
+            else:
+                self.call(method)
+            if method != "reset":
+                self._edges(method, before, moved_out=before[2] - self.model.len())
+
+        def _skip_rec(self, recsize: int, before: Tuple[int, int, int]) -> None:
+            whole = recsize + self.model.peek_rec(recsize) if recsize else None
+            self.call("skip_rec", recsize)
+            if whole is not None and whole <= before[2]:
+                STATS.edges["skip_rec one record"] += 1
+            else:
+                STATS.edges["skip_rec empties"] += 1
 
         @precondition(lambda self: self.lock is not None)
         @rule(length=_LENGTHS, seed=_SEEDS, count=_COUNTS)
@@ -585,11 +686,27 @@ def make_state_machine(
 
         # ----------------------------------------------------------- records
         @rule(method=st.sampled_from(["in_rec", "from_user_rec"]),
-              length=st.one_of(st.sampled_from([255, 256, 65535, 65536]), _LENGTHS), seed=_SEEDS,
-              kind=_KINDS, recsize=_RECSIZES)
-        def put_rec(self, method: str, length: Any, seed: int, kind: str, recsize: int) -> None:
+              lengths=st.lists(_REC_LENGTHS, min_size=2, max_size=3), seed=_SEEDS,
+              kind=_KINDS, recsize=_RECSIZE_CHOICES, take=st.lists(_CAPACITIES, max_size=2))
+        def put_rec(self, method: str, lengths: List[Any], seed: int, kind: str, recsize: Optional[int],
+                    take: List[Any]) -> None:
+            """Two or three records with one header size, then up to two taken
+            with out_rec (to_user_rec after from_user_rec) and the same recsize.
+
+            A record taken is followed by more data, so bytes copied past its
+            end would show; and storing and taking are one rule because swarm
+            testing switches whole rules off (an example with only one of two
+            rules on would test neither).
+            """
             self._step()
-            n = self._length(length)
+            recsize = self._recsize(recsize, storing=True)
+            for i, length in enumerate(lengths):
+                self._put_rec(method, self._length(length, recsize), (seed + 67 * i) % 251, kind, recsize)
+            for capacity in take:
+                self._get_rec("out_rec" if method == "in_rec" else "to_user_rec", capacity, recsize)
+
+        def _put_rec(self, method: str, n: int, seed: int, kind: str, recsize: int) -> None:
+            self.last_length = n
             data, src = _make_data(n, seed, kind)
             before = self._state()
             mask = self.model.size() - 1
@@ -608,52 +725,36 @@ def make_state_machine(
             else:
                 STATS.edges["record refused for room"] += 1
 
-        @rule(method=st.sampled_from(["out_rec", "to_user_rec"]),
-              count=st.one_of(st.tuples(st.just("peek"), st.integers(-1, 3)), _COUNTS),
-              recsize=_RECSIZES)
-        def get_rec(self, method: str, count: Any, recsize: int) -> None:
+        @rule(method=st.sampled_from(["out_rec", "to_user_rec", "peek_rec"]), count=_CAPACITIES,
+              recsize=_RECSIZE_CHOICES)
+        def get_rec(self, method: str, count: Any, recsize: Optional[int]) -> None:
+            """out_rec(n, recsize), to_user_rec(n, recsize) or peek_rec(recsize)."""
             self._step()
+            recsize = self._recsize(recsize)
+            if method == "peek_rec":
+                self.call("peek_rec", recsize)
+            else:
+                self._get_rec(method, count, recsize)
+
+        def _get_rec(self, method: str, count: Any, recsize: int) -> None:
             n = self._length(count, recsize)
             before = self._state()
             if before[2] == 0:
                 STATS.edges["out of empty fifo"] += 1
             ret, data, total = self.call(method, n, recsize)
+            # A header's L (at most 65535), not n: with recsize 0, total is the capacity.
+            self.last_length = total if recsize else len(data)
             if ret == 0:
                 STATS.edges["out_rec success"] += 1
+                if n > total and before[2] > recsize + total:
+                    STATS.edges["out_rec buffer larger"] += 1
                 self._edges(method, before, moved_out=recsize + len(data))
             elif ret == total and total > n:
                 STATS.edges["out_rec buffer too small"] += 1
             else:
                 STATS.edges["out_rec incomplete"] += 1
 
-        @rule(recsize=_RECSIZES)
-        def peek_rec(self, recsize: int) -> None:
-            self._step()
-            self.call("peek_rec", recsize)
-
-        @rule(recsize=_RECSIZES)
-        def skip_rec(self, recsize: int) -> None:
-            self._step()
-            before = self._state()
-            whole = recsize + self.model.peek_rec(recsize) if recsize else None
-            self.call("skip_rec", recsize)
-            if whole is not None and whole <= before[2]:
-                STATS.edges["skip_rec one record"] += 1
-            else:
-                STATS.edges["skip_rec empties"] += 1
-            self._edges("skip_rec", before, moved_out=before[2] - self.model.len())
-
         # ------------------------------------------------------------- state
-        @rule()
-        def reset(self) -> None:
-            self._step()
-            self.call("reset")
-
-        @rule()
-        def reset_out(self) -> None:
-            self._step()
-            self.call("reset_out")
-
         @rule(bad=st.sampled_from(_BAD_CALLS))
         def bad_call(self, bad: Tuple[str, tuple]) -> None:
             """A refused call: the same exception type on both sides, nothing changed."""

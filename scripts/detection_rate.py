@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: MIT
+"""How often does ``kfifo.testing`` at its default settings catch each planted bug?
+
+For every planted bug of ``tests/test_planted_bugs.py`` (and, as a control,
+the correct model) this runs the state machine ``--runs`` times, each run a
+fresh Hypothesis test at the settings a user gets from
+``make_state_machine(factory).TestCase`` (the loaded profile, ``dev`` by
+default: 100 examples of up to 50 steps), with ``database=None`` and its own
+seed, and counts the runs that report a mismatch.  Shrinking is skipped: it
+starts only after the bug is found and cannot change the count.
+
+    nice -n 10 python scripts/detection_rate.py                 # 100 runs per bug
+    nice -n 10 python scripts/detection_rate.py --runs 20 --bug CopiesUpToCapacity
+    nice -n 10 python scripts/detection_rate.py --time 10 --runs 0   # time a default run
+
+It takes minutes (``--jobs`` processes, 2 by default); it is not part of
+the test-suite, which runs each planted bug once with a larger budget.
+"""
+from __future__ import annotations
+
+import argparse
+import pathlib
+import resource
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
+
+from hypothesis import HealthCheck, Phase, seed, settings  # noqa: E402
+from hypothesis.stateful import run_state_machine_as_test  # noqa: E402
+
+import test_planted_bugs  # noqa: E402
+from kfifo.model import KfifoModel  # noqa: E402
+from kfifo.testing import STATS, KfifoMismatch, load_profile, make_state_machine  # noqa: E402
+
+PROFILE = load_profile()
+
+
+def _factories() -> dict:
+    found = {cls.__name__: cls for cls in test_planted_bugs.PLANTED}
+    found["KfifoModel"] = KfifoModel  # the control: must never be "caught"
+    return found
+
+
+def _limit_memory() -> None:
+    """A runaway example fails with MemoryError instead of starving a shared machine."""
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+
+def one_run(name: str, run_seed: int, max_examples: int = 0):
+    """``(caught, examples until the mismatch or run, seconds)`` for one seeded run."""
+    machine = seed(run_seed)(make_state_machine(_factories()[name]))
+    run_settings = settings(
+        machine.TestCase.settings, database=None,
+        max_examples=max_examples or machine.TestCase.settings.max_examples,
+        phases=[Phase.explicit, Phase.generate, Phase.target],
+        suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
+    )
+    STATS.reset()
+    t0 = time.monotonic()
+    caught = False
+    try:
+        run_state_machine_as_test(machine, settings=run_settings)
+    except KfifoMismatch:
+        caught = True
+    examples = STATS.first_failure[0] if STATS.first_failure else STATS.examples
+    return caught, examples, time.monotonic() - t0
+
+
+def time_default_run(repeat: int) -> tuple:
+    """Wall and CPU seconds of ``repeat`` full default runs of the machine on
+    kfifo.Kfifo (all phases; CPU time is the fairer number on a busy machine)."""
+    wall, cpu = [], []
+    for i in range(repeat):
+        machine = seed(10_000 + i)(make_state_machine())
+        t0, c0 = time.monotonic(), time.process_time()
+        run_state_machine_as_test(machine, settings=settings(machine.TestCase.settings, database=None))
+        wall.append(time.monotonic() - t0)
+        cpu.append(time.process_time() - c0)
+    return wall, cpu
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=100, help="runs per bug (default 100)")
+    parser.add_argument("--first-seed", type=int, default=0, help="seed of the first run (default 0)")
+    parser.add_argument("--bug", action="append", help="only this bug (repeatable); KfifoModel is the control")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--max-examples", type=int, default=0, metavar="N",
+                        help="N examples per run instead of the default (to see the margin)")
+    parser.add_argument("--time", type=int, default=0, metavar="N",
+                        help="also time N default runs on kfifo.Kfifo")
+    args = parser.parse_args(argv)
+
+    names = args.bug or list(_factories())
+    unknown = set(names) - set(_factories())
+    if unknown:
+        parser.error(f"unknown bug(s): {', '.join(sorted(unknown))}")
+    defaults = make_state_machine(KfifoModel).TestCase.settings
+    examples = args.max_examples or defaults.max_examples
+    print(f"profile {PROFILE}: {examples} examples of up to "
+          f"{defaults.stateful_step_count} steps; {args.runs} runs per bug, "
+          f"seeds {args.first_seed}..{args.first_seed + args.runs - 1}", flush=True)
+
+    if args.runs:
+        print(f"{'bug':<20} {'caught':>8} {'median ex.':>10} {'max ex.':>8} {'s/run':>6}")
+        seeds = range(args.first_seed, args.first_seed + args.runs)
+        with ProcessPoolExecutor(max_workers=args.jobs, initializer=_limit_memory) as pool:
+            for name in names:
+                results = list(pool.map(one_run, [name] * len(seeds), seeds, [args.max_examples] * len(seeds)))
+                hits = [ex for caught, ex, _ in results if caught]
+                med = f"{statistics.median(hits):g}" if hits else "-"
+                top = f"{max(hits)}" if hits else "-"
+                secs = statistics.mean(s for _, _, s in results)
+                print(f"{name:<20} {len(hits):>4}/{len(results):<3} {med:>10} {top:>8} {secs:>6.2f}",
+                      flush=True)
+    if args.time:
+        wall, cpu = time_default_run(args.time)
+        print(f"default run on kfifo.Kfifo ({len(wall)} runs): median {statistics.median(wall):.2f} s "
+              f"wall (min {min(wall):.2f}, max {max(wall):.2f}), {statistics.median(cpu):.2f} s CPU")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
