@@ -872,16 +872,28 @@ PyObject *kfpy_out_locked(kfpy_kfifo *k, unsigned int n, kfpy_spinlock *lock)
 	return kf_out_common(k, KF_OUT_LOCKED, "out_locked", n, lock);
 }
 
-PyObject *kfpy_out_into(kfpy_kfifo *k, void *to, unsigned int n)
+/* out_into's body, for out_into() and get_into(): the count in *r.  0, or
+ * -1 with an exception naming @method. */
+static int kf_out_into_call(kfpy_kfifo *k, const char *method, void *to,
+			    unsigned int n, unsigned int *r)
 {
 	struct kf_call c = { KF_OUT, NULL, to, n, 0, 0, NULL };
 	unsigned int len;
 
-	if (kf_enter(k, &k->st->cons, "out_into") < 0)
-		return NULL;
+	if (kf_enter(k, &k->st->cons, method) < 0)
+		return -1;
 	len = kfifo_len(&k->st->fifo);
-	return PyLong_FromUnsignedLong(kf_run(k->st, &k->st->cons, &c,
-					      kf_nogil(n < len ? n : len, NULL)));
+	*r = kf_run(k->st, &k->st->cons, &c, kf_nogil(n < len ? n : len, NULL));
+	return 0;
+}
+
+PyObject *kfpy_out_into(kfpy_kfifo *k, void *to, unsigned int n)
+{
+	unsigned int r;
+
+	if (kf_out_into_call(k, "out_into", to, n, &r) < 0)
+		return NULL;
+	return PyLong_FromUnsignedLong(r);
 }
 
 static PyObject *kf_rec_result(unsigned int ret, PyObject *data,
@@ -1260,60 +1272,56 @@ PyObject *kfpy_put(kfpy_kfifo *k, const void *from, unsigned int n,
 	}
 }
 
-PyObject *kfpy_get(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+/*
+ * get(n) and get_into(buffer): wait for one stored byte, then take up to @n
+ * of them, as a new bytes (@to NULL) or into @to; nothing at end of stream
+ * (closed and empty), and at once for n = 0.  An empty take means another
+ * consumer thread was first: wait again.
+ */
+static PyObject *kf_get_common(kfpy_kfifo *k, const char *method, void *to,
+			       unsigned int n, PyObject *timeout)
 {
 	long long deadline;
+	unsigned int r = 0;
 	PyObject *res;
 	int w;
 
-	if (kf_deadline(timeout, "get", &deadline) < 0)
+	if (kf_deadline(timeout, method, &deadline) < 0)
 		return NULL;
 	if (k->freed)
-		return kf_freed_error("get");
-	if (n == 0)
-		return PyBytes_FromStringAndSize(NULL, 0);
-	for (;;) {
-		w = kf_wait(k, "get", KF_WAIT_LEN, 1, deadline);
+		return kf_freed_error(method);
+	while (n > 0) {
+		w = kf_wait(k, method, KF_WAIT_LEN, 1, deadline);
 		if (w == KF_WAIT_ERROR)
 			return NULL;
-		if (w == -EPIPE)	/* closed and empty: end of stream */
-			return PyBytes_FromStringAndSize(NULL, 0);
+		if (w == -EPIPE)
+			break;
 		if (w != 0)
-			return kf_timeout_error("get");
-		res = kf_out_common(k, KF_OUT, "get", n, NULL);
-		/* empty only if another consumer thread was first: wait again */
+			return kf_timeout_error(method);
+		if (to != NULL) {
+			if (kf_out_into_call(k, method, to, n, &r) < 0)
+				return NULL;
+			if (r > 0)
+				break;
+			continue;
+		}
+		res = kf_out_common(k, KF_OUT, method, n, NULL);
 		if (res == NULL || PyBytes_GET_SIZE(res) > 0)
 			return res;
 		Py_DECREF(res);
 	}
+	return to ? PyLong_FromUnsignedLong(r) : PyBytes_FromStringAndSize(NULL, 0);
+}
+
+PyObject *kfpy_get(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+{
+	return kf_get_common(k, "get", NULL, n, timeout);
 }
 
 PyObject *kfpy_get_into(kfpy_kfifo *k, void *to, unsigned int n,
 			PyObject *timeout)
 {
-	long long deadline;
-	PyObject *res;
-	int w;
-
-	if (kf_deadline(timeout, "get_into", &deadline) < 0)
-		return NULL;
-	if (k->freed)
-		return kf_freed_error("get_into");
-	if (n == 0)
-		return PyLong_FromLong(0);
-	for (;;) {
-		w = kf_wait(k, "get_into", KF_WAIT_LEN, 1, deadline);
-		if (w == KF_WAIT_ERROR)
-			return NULL;
-		if (w == -EPIPE)
-			return PyLong_FromLong(0);
-		if (w != 0)
-			return kf_timeout_error("get_into");
-		res = kfpy_out_into(k, to, n);
-		if (res == NULL || PyLong_AsUnsignedLong(res) > 0)
-			return res;
-		Py_DECREF(res);
-	}
+	return kf_get_common(k, "get_into", to, n, timeout);
 }
 
 /* The data of a record taken by kf_out_rec_common, or NULL; *ret its C
