@@ -916,6 +916,136 @@ KFIFO_API void kfifo_close(struct kfifo *fifo);
  */
 KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
 
+/* ---- a fifo shared between processes (API.md 3.2) --------------------- */
+
+/*
+ * The layout of a shared fifo, version 1.  A process lays it out in memory
+ * that several processes map (shm_open(), a file, Python's
+ * multiprocessing.shared_memory), possibly at a different address in each,
+ * with kfifo_shared_create(); the others attach with kfifo_shared_attach().
+ * Each gets a struct kfifo of its own, a process-local handle, on which
+ * every call of API.md 1.3, 1.4, 3.1 and 3.3 works.
+ *
+ *   offset  size  contents
+ *        0     4  KFIFO_SHARED_MAGIC, native byte order ("kfif" on a
+ *                 little-endian machine); written last by the creator
+ *        4     4  KFIFO_SHARED_VERSION, the layout version
+ *        8     4  the size of the data area, a power of two, 1 to 2^31
+ *       12     4  0 (reserved)
+ *       16     4  the number of threads waiting for data  \  the line that
+ *       20     4  the number of threads waiting for room   |  both sides
+ *       24     4  1 once kfifo_close() ran                 /  read
+ *       92     4  in: written by the producer               \ cache line 1
+ *      104     4  the futex word consumers sleep on         /
+ *      172     4  out: written by the consumer              \ cache line 2
+ *      184     4  the futex word producers sleep on         /
+ *      256  size  the data
+ *
+ * (KFIFO_SHARED_OFF_* below; the words are native-endian 32-bit words.)
+ * With the mapping aligned to 64 bytes, as mmap() aligns it, the three
+ * groups lie on three different cache lines.  The remaining bytes of the
+ * first 256 are unused and stay 0.  A change to this table changes
+ * KFIFO_SHARED_VERSION.
+ *
+ * Waiting and waking work across processes (on Linux a futex without the
+ * private flag).  One producer process and one consumer process need no
+ * lock.  The _locked calls work across processes when the processes keep
+ * the kfifo_spinlock_t in memory they all map (for example right after
+ * kfifo_shared_bytes() bytes of the same mapping): a spinlock trusts every
+ * process that holds it.
+ *
+ * The other process is not trusted.  The handle keeps the size and the
+ * buffer address to itself (the size in the mapping is read once, by
+ * kfifo_shared_attach()), reads every index from the mapping as a value it
+ * checks, clamping the fill level to the size, and bounds every loop that
+ * reads what the other side writes.  Whatever the other process writes
+ * into the mapping, calls on a handle never read or write outside it,
+ * every count they return is at most the n asked for, kfifo_len() is at
+ * most kfifo_size(), every region lies in the data area, and no wait lasts
+ * past its timeout; at worst this process reads garbled data, sees the
+ * fifo full, empty or closed.  kfifo_valid() returns 0 on a handle whose
+ * indices are not consistent.
+ *
+ * A process that dies leaves the fifo as it was: a dead producer looks
+ * like one that is not producing and a dead consumer like one that is not
+ * consuming.  Waits with a timeout notice nothing more than that; learn of
+ * a peer's death from the process itself (waitpid(), a pidfd, a pipe that
+ * reaches end of file) and kfifo_close() the fifo, or wait in slices and
+ * check between them.
+ */
+#define KFIFO_SHARED_MAGIC 0x6669666bu
+#define KFIFO_SHARED_VERSION 1u
+#define KFIFO_SHARED_OFF_MAGIC 0
+#define KFIFO_SHARED_OFF_VERSION 4
+#define KFIFO_SHARED_OFF_SIZE 8
+#define KFIFO_SHARED_OFF_DATA_WAITERS 16
+#define KFIFO_SHARED_OFF_ROOM_WAITERS 20
+#define KFIFO_SHARED_OFF_CLOSED 24
+#define KFIFO_SHARED_OFF_IN 92
+#define KFIFO_SHARED_OFF_DATA_SEQ 104
+#define KFIFO_SHARED_OFF_OUT 172
+#define KFIFO_SHARED_OFF_ROOM_SEQ 184
+#define KFIFO_SHARED_OFF_DATA 256
+
+/**
+ * kfifo_shared_bytes - the length of mapping a shared fifo needs
+ * @size: the fifo size; rounded up to a power of two
+ *
+ * Return: KFIFO_SHARED_OFF_DATA plus @size rounded up to a power of two,
+ * or 0 if @size is 0 or greater than 2^31.
+ */
+KFIFO_API KFIFO__MUST_CHECK size_t kfifo_shared_bytes(unsigned int size);
+
+/**
+ * kfifo_shared_create - lay out a new, empty shared fifo and get a handle
+ * @fifo: the handle to set up (process-local memory)
+ * @mem: the start of the shared memory, aligned to at least 8 bytes (64
+ *       keeps the indices on their own cache lines; mmap() gives a page)
+ * @len: the length of @mem, at least kfifo_shared_bytes(@size)
+ * @size: the fifo size; rounded up to a power of two (1 to 2^31)
+ *
+ * Writes the whole header, the magic number last, so that a process that
+ * attaches sees either no fifo or a complete one.  The data area is left
+ * as it is.  Nobody may use the memory meanwhile.
+ *
+ * Return: 0, or -EINVAL (@mem NULL or misaligned, @size 0 or above 2^31,
+ * @len too short); then *@fifo is a valid fifo of size 0 and @mem is left
+ * alone.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_shared_create(struct kfifo *fifo,
+						    void *mem, size_t len,
+						    unsigned int size);
+
+/**
+ * kfifo_shared_attach - get a handle to a shared fifo created elsewhere
+ * @fifo: the handle to set up (process-local memory)
+ * @mem: this process's mapping of the memory the fifo was created in
+ * @len: the length of @mem
+ *
+ * Return: 0, or -EINVAL (@mem NULL or misaligned, @len shorter than the
+ * header, no magic number, another layout version, a size that is not a
+ * power of two from 1 to 2^31 or does not fit @len); then *@fifo is a
+ * valid fifo of size 0.
+ *
+ * kfifo_free() on a handle from either call unmaps and frees nothing: it
+ * makes the handle a fifo of size 0 and leaves the shared memory, which
+ * the caller unmaps.  kfifo_reset() resets the shared fifo for every
+ * process; kfifo_init() and kfifo_alloc() turn the handle into an
+ * ordinary fifo.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_shared_attach(struct kfifo *fifo,
+						    void *mem, size_t len);
+
+/**
+ * kfifo_is_shared - whether @fifo is a handle to a shared fifo
+ * @fifo: the fifo
+ *
+ * Return: 1 for a handle from kfifo_shared_create() or
+ * kfifo_shared_attach() (until kfifo_free(), kfifo_init() or
+ * kfifo_alloc()), else 0.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_is_shared(struct kfifo *fifo);
+
 /* ---- kernel names (API.md 1.6) ---------------------------------------- */
 
 #ifndef KFIFO_NO_KERNEL_NAMES

@@ -25,15 +25,6 @@
 
 /* ---- set-up and tear-down -------------------------------------------- */
 
-static void kfifo__clear(struct kfifo *fifo)
-{
-	fifo->buffer = NULL;
-	fifo->size = 0;
-	fifo->flags = 0;
-	kfifo_reset(fifo);
-	kfifo__wait_clear(fifo);
-}
-
 int kfifo_init(struct kfifo *fifo, void *buffer, unsigned int size)
 {
 	kfifo__clear(fifo);
@@ -73,16 +64,18 @@ void kfifo_free(struct kfifo *fifo)
 
 void kfifo_reset(struct kfifo *fifo)
 {
-	kfifo__store_release(&fifo->in, 0);
-	kfifo__store_release(&fifo->out, 0);
+	struct kfifo *c = kfifo__ctl(fifo);
+
+	kfifo__store_release(&c->in, 0);
+	kfifo__store_release(&c->out, 0);
 	fifo->kfifo__in_seen = fifo->kfifo__out_cache = 0;
 	fifo->kfifo__out_seen = fifo->kfifo__in_cache = 0;
-	__atomic_store_n(&fifo->kfifo__closed, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->kfifo__closed, 0, __ATOMIC_RELEASE);
 }
 
 void kfifo_reset_out(struct kfifo *fifo)
 {
-	kfifo__set_out(fifo, kfifo__load_acquire(&fifo->in));
+	kfifo__set_out(fifo, kfifo__load_acquire(&kfifo__ctl(fifo)->in));
 }
 
 int kfifo_valid(struct kfifo *fifo)
@@ -93,7 +86,7 @@ int kfifo_valid(struct kfifo *fifo)
 		return kfifo__load_acquire(&fifo->in) ==
 		       kfifo__load_acquire(&fifo->out);
 	return KFIFO__IS_POW2(size) && fifo->buffer != NULL &&
-	       kfifo__snapshot_len(fifo) <= size;
+	       kfifo__snapshot_raw(fifo) <= size;
 }
 
 /* ---- size queries ----------------------------------------------------- */
@@ -147,7 +140,7 @@ kfifo__copy_out_wrap(struct kfifo *fifo, unsigned int off, void *to,
 
 unsigned int kfifo_in(struct kfifo *fifo, const void *from, unsigned int n)
 {
-	unsigned int in = kfifo__load_relaxed(&fifo->in);
+	unsigned int in = kfifo__own_in(fifo);
 	unsigned int avail = kfifo__avail_for(fifo, in, n);
 
 	if (n > avail)
@@ -161,7 +154,7 @@ unsigned int kfifo_in(struct kfifo *fifo, const void *from, unsigned int n)
 
 unsigned int kfifo_out(struct kfifo *fifo, void *to, unsigned int n)
 {
-	unsigned int out = kfifo__load_relaxed(&fifo->out);
+	unsigned int out = kfifo__own_out(fifo);
 	unsigned int len = kfifo__len_for(fifo, out, n);
 
 	if (n > len)
@@ -186,8 +179,8 @@ unsigned int kfifo_to_user(struct kfifo *fifo, void *to, unsigned int n)
 
 void kfifo_skip(struct kfifo *fifo, unsigned int len)
 {
-	unsigned int out = kfifo__load_relaxed(&fifo->out);
-	unsigned int in = kfifo__load_acquire(&fifo->in);
+	unsigned int out = kfifo__own_out(fifo);
+	unsigned int in = kfifo__load_acquire(&kfifo__ctl(fifo)->in);
 
 	kfifo__set_out(fifo, len < in - out ? out + len : in);
 }

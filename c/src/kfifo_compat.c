@@ -20,7 +20,7 @@ int kfifo_initialized(struct kfifo *fifo)
 unsigned int kfifo_out_peek(struct kfifo *fifo, void *to, unsigned int n,
 			    unsigned int offset)
 {
-	unsigned int out = kfifo__load_relaxed(&fifo->out);
+	unsigned int out = kfifo__own_out(fifo);
 	unsigned int need = n > UINT_MAX - offset ? UINT_MAX : n + offset;
 	unsigned int len = kfifo__len_for(fifo, out, need);
 

@@ -19,7 +19,9 @@
  */
 #ifdef KFIFO_DEBUG
 #include <assert.h>
-#define kfifo__debug_check(fifo) assert(kfifo_valid(fifo))
+/* (not on a shared fifo: another process may break them at any time) */
+#define kfifo__debug_check(fifo)                                               \
+	assert(kfifo__shared(fifo) || kfifo_valid(fifo))
 #else
 #define kfifo__debug_check(fifo) ((void)0)
 #endif
@@ -33,6 +35,59 @@ static inline unsigned int kfifo__load_acquire(const unsigned int *p)
 {
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
+
+/*
+ * Flag bit of fifo->flags: @fifo is a process-local handle to a fifo whose
+ * indices and wait words live in memory that several processes map
+ * (API.md 3.2, kfifo_shared.c).  It chooses where the indices are
+ * (kfifo__ctl()), the shared futex instead of the process-private one, and
+ * the fenced publication path (membarrier() reaches only this process's
+ * threads), and it bounds the loops that read what the other side writes.
+ */
+#define KFIFO__SHARED 2u
+
+static inline int kfifo__shared(const struct kfifo *fifo)
+{
+	return __builtin_expect((fifo->flags & KFIFO__SHARED) != 0, 0) != 0;
+}
+
+/*
+ * The struct holding the indices, the wait words and the closed flag: the
+ * fifo itself, or for a handle the header of the shared mapping, which is
+ * laid out as a struct kfifo image (kfifo.h, "the layout of a shared
+ * fifo") right before the data.  The handle's @buffer is private, so the
+ * other process cannot move it.  Everything else (@buffer, @size, @flags,
+ * the index caches) is always read from @fifo.
+ */
+static inline struct kfifo *kfifo__ctl(struct kfifo *fifo)
+{
+	return kfifo__shared(fifo)
+		       ? (struct kfifo *)(void *)(fifo->buffer -
+						  KFIFO_SHARED_OFF_DATA)
+		       : fifo;
+}
+
+/*
+ * The fill level from two index values.  Either may come from another
+ * process that writes garbage, so the level is clamped to the size: every
+ * count, copy and region derived from it then stays inside the buffer.  In
+ * a fifo nobody corrupts, (in - out) <= size always and the clamp changes
+ * nothing.
+ */
+static inline unsigned int kfifo__used(const struct kfifo *fifo,
+				       unsigned int in, unsigned int out)
+{
+	unsigned int used = in - out;
+
+	return used <= fifo->size ? used : fifo->size;
+}
+
+/*
+ * Loops that retry while the other side moves an index end after this
+ * many rounds on a shared fifo: a hostile process could move it forever.
+ * (In one process every retry means progress, so they are lock-free.)
+ */
+#define KFIFO__SHARED_RETRIES 64u
 
 /*
  * Test builds of the library (KFIFO_TEST_HOOKS, c/tests/CMakeLists.txt) tell
@@ -56,17 +111,27 @@ static inline void kfifo__store_release(unsigned int *p, unsigned int v)
  * The fill level as seen by a third party.  @out is read on both sides of
  * @in: if it did not move, (in - out) is a level the fifo really had at the
  * moment @in was read.  Each retry means the consumer made progress, so the
- * loop is lock-free.
+ * loop is lock-free (bounded on a shared fifo).  Not clamped: kfifo_valid()
+ * looks at it.
  */
-static inline unsigned int kfifo__snapshot_len(struct kfifo *fifo)
+static inline unsigned int kfifo__snapshot_raw(struct kfifo *fifo)
 {
-	unsigned int out, in;
+	struct kfifo *c = kfifo__ctl(fifo);
+	unsigned int out, in, tries = 0;
 
 	do {
-		out = kfifo__load_acquire(&fifo->out);
-		in = kfifo__load_acquire(&fifo->in);
-	} while (out != kfifo__load_acquire(&fifo->out));
+		out = kfifo__load_acquire(&c->out);
+		in = kfifo__load_acquire(&c->in);
+	} while (out != kfifo__load_acquire(&c->out) &&
+		 !(kfifo__shared(fifo) && ++tries >= KFIFO__SHARED_RETRIES));
 	return in - out;
+}
+
+static inline unsigned int kfifo__snapshot_len(struct kfifo *fifo)
+{
+	unsigned int len = kfifo__snapshot_raw(fifo);
+
+	return len <= fifo->size ? len : fifo->size;
 }
 
 /* ---- waiting: the publishers' half (the waiters' is kfifo_wait.c) -----
@@ -81,14 +146,6 @@ static inline unsigned int kfifo__snapshot_len(struct kfifo *fifo)
 #define KFIFO__WAIT_FUTEX 0
 #endif
 
-/*
- * Flag bit of fifo->flags: the indices and the wait words live in memory
- * that several processes map (API.md 3.2).  It is the one place that
- * chooses between the process-private and the shared futex, and it makes
- * publishers use the fenced path below (membarrier() reaches only this
- * process's threads).  Nothing sets it yet.
- */
-#define KFIFO__WAIT_SHARED 2u
 
 /*
  * The wait state, per direction: "data" (consumers wait for @in to move)
@@ -160,16 +217,11 @@ static inline unsigned int kfifo__snapshot_len(struct kfifo *fifo)
 extern __attribute__((visibility("hidden"))) unsigned char
 	kfifo__membarrier_ready;
 
-static inline int kfifo__wait_shared(const struct kfifo *fifo)
-{
-	return (fifo->flags & KFIFO__WAIT_SHARED) != 0;
-}
-
 /* Whether publishers of @fifo may go without the fence (see above). */
 static inline int kfifo__light_publish(const struct kfifo *fifo)
 {
 	return __atomic_load_n(&kfifo__membarrier_ready, __ATOMIC_RELAXED) &&
-	       !kfifo__wait_shared(fifo);
+	       !kfifo__shared(fifo);
 }
 
 /*
@@ -208,21 +260,37 @@ void kfifo__wake(struct kfifo *fifo, unsigned int *seq);
  */
 static inline void kfifo__set_in(struct kfifo *fifo, unsigned int in)
 {
-	if (kfifo__store_index(fifo, &fifo->in, in, &fifo->kfifo__data_waiters))
-		kfifo__wake(fifo, &fifo->kfifo__data_seq);
+	struct kfifo *c = kfifo__ctl(fifo);
+
+	if (kfifo__store_index(fifo, &c->in, in, &c->kfifo__data_waiters))
+		kfifo__wake(fifo, &c->kfifo__data_seq);
 	kfifo__debug_check(fifo);
 }
 
 /* Publish a new @out and wake the producers waiting for room. */
 static inline void kfifo__set_out(struct kfifo *fifo, unsigned int out)
 {
-	if (kfifo__store_index(fifo, &fifo->out, out,
-			       &fifo->kfifo__room_waiters))
-		kfifo__wake(fifo, &fifo->kfifo__room_seq);
+	struct kfifo *c = kfifo__ctl(fifo);
+
+	if (kfifo__store_index(fifo, &c->out, out, &c->kfifo__room_waiters))
+		kfifo__wake(fifo, &c->kfifo__room_seq);
 	kfifo__debug_check(fifo);
 }
 
-/* The wait state of a fifo nobody uses: open, nobody waiting. */
+/* This side's own index (in a shared fifo the other process can write it
+ * too: it is used only masked, and every level from it is clamped). */
+static inline unsigned int kfifo__own_in(struct kfifo *fifo)
+{
+	return kfifo__load_relaxed(&kfifo__ctl(fifo)->in);
+}
+
+static inline unsigned int kfifo__own_out(struct kfifo *fifo)
+{
+	return kfifo__load_relaxed(&kfifo__ctl(fifo)->out);
+}
+
+/* The wait state of a fifo nobody uses: open, nobody waiting (on an
+ * ordinary fifo, or on a handle being reset to one). */
 static inline void kfifo__wait_clear(struct kfifo *fifo)
 {
 	__atomic_store_n(&fifo->kfifo__data_waiters, 0, __ATOMIC_RELAXED);
@@ -230,6 +298,17 @@ static inline void kfifo__wait_clear(struct kfifo *fifo)
 	__atomic_store_n(&fifo->kfifo__data_seq, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&fifo->kfifo__room_seq, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&fifo->kfifo__closed, 0, __ATOMIC_RELAXED);
+}
+
+/* Make @fifo an empty, open fifo of size 0 that owns nothing (the state
+ * every failed set-up call leaves).  A handle's shared memory is left. */
+static inline void kfifo__clear(struct kfifo *fifo)
+{
+	fifo->buffer = NULL;
+	fifo->size = 0;
+	fifo->flags = 0;
+	kfifo_reset(fifo);
+	kfifo__wait_clear(fifo);
 }
 
 /*
@@ -269,14 +348,15 @@ _Static_assert(_Alignof(struct kfifo) <= _Alignof(max_align_t),
 static inline unsigned int kfifo__avail_for(struct kfifo *fifo,
 					    unsigned int in, unsigned int need)
 {
-	unsigned int avail = fifo->size - (in - fifo->kfifo__out_cache);
+	unsigned int avail =
+		fifo->size - kfifo__used(fifo, in, fifo->kfifo__out_cache);
 
 	if (need > avail || in != fifo->kfifo__in_seen) {
-		unsigned int out = kfifo__load_acquire(&fifo->out);
+		unsigned int out = kfifo__load_acquire(&kfifo__ctl(fifo)->out);
 
 		fifo->kfifo__out_cache = out;
 		fifo->kfifo__in_seen = in;
-		avail = fifo->size - (in - out);
+		avail = fifo->size - kfifo__used(fifo, in, out);
 	}
 	return avail;
 }
@@ -294,14 +374,14 @@ static inline void kfifo__publish_in(struct kfifo *fifo, unsigned int in)
 static inline unsigned int kfifo__len_for(struct kfifo *fifo,
 					  unsigned int out, unsigned int need)
 {
-	unsigned int len = fifo->kfifo__in_cache - out;
+	unsigned int len = kfifo__used(fifo, fifo->kfifo__in_cache, out);
 
 	if (need > len || out != fifo->kfifo__out_seen) {
-		unsigned int in = kfifo__load_acquire(&fifo->in);
+		unsigned int in = kfifo__load_acquire(&kfifo__ctl(fifo)->in);
 
 		fifo->kfifo__in_cache = in;
 		fifo->kfifo__out_seen = out;
-		len = in - out;
+		len = kfifo__used(fifo, in, out);
 	}
 	return len;
 }

@@ -46,7 +46,7 @@ static inline unsigned int kfifo__in_rec_impl(struct kfifo *fifo,
 
 	if (recsize > 2 || n > kfifo__rec_max(recsize))
 		return kfifo__rec_refused(n);
-	in = kfifo__load_relaxed(&fifo->in);
+	in = kfifo__own_in(fifo);
 	/* recsize + n, saturated: enough to decide whether to look at @out */
 	avail = kfifo__avail_for(fifo, in,
 				 n > UINT_MAX - recsize ? UINT_MAX : n + recsize);
@@ -76,7 +76,7 @@ static inline unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
 			*total = 0;
 		return n;
 	}
-	out = kfifo__load_relaxed(&fifo->out);
+	out = kfifo__own_out(fifo);
 	used = kfifo__len_for(fifo, out, recsize);
 	if (used < recsize) {
 		/* no header to read (bug 5 of the seed read a stale one) */
@@ -108,12 +108,12 @@ unsigned int kfifo__peek_rec_generic(struct kfifo *fifo, unsigned int recsize)
 
 	if (recsize > 2)
 		return 0;
-	out = kfifo__load_relaxed(&fifo->out);
-	in = kfifo__load_acquire(&fifo->in);
+	out = kfifo__own_out(fifo);
+	in = kfifo__load_acquire(&kfifo__ctl(fifo)->in);
 	/* recsize 0: the fill level on both paths (seed bug 3) */
 	if (recsize == 0)
-		return in - out;
-	if (in - out < recsize)
+		return kfifo__used(fifo, in, out);
+	if (kfifo__used(fifo, in, out) < recsize)
 		return 0;
 	return kfifo__read_header(fifo, out, recsize);
 }
@@ -124,9 +124,9 @@ void kfifo__skip_rec_generic(struct kfifo *fifo, unsigned int recsize)
 
 	if (recsize > 2)
 		return;
-	out = kfifo__load_relaxed(&fifo->out);
-	in = kfifo__load_acquire(&fifo->in);
-	used = in - out;
+	out = kfifo__own_out(fifo);
+	in = kfifo__load_acquire(&kfifo__ctl(fifo)->in);
+	used = kfifo__used(fifo, in, out);
 	if (recsize > 0 && used >= recsize) {
 		l = kfifo__read_header(fifo, out, recsize);
 		if (l <= used - recsize) {

@@ -46,7 +46,7 @@ static unsigned int kfifo__no_regions(struct kfifo *fifo,
 unsigned int kfifo_in_prepare(struct kfifo *fifo, struct kfifo_region r[2],
 			      unsigned int n)
 {
-	unsigned int in = kfifo__load_relaxed(&fifo->in);
+	unsigned int in = kfifo__own_in(fifo);
 	unsigned int avail = kfifo__avail_for(fifo, in, n);
 
 	if (n > avail)
@@ -59,7 +59,7 @@ unsigned int kfifo_in_prepare(struct kfifo *fifo, struct kfifo_region r[2],
 
 unsigned int kfifo_in_finish(struct kfifo *fifo, unsigned int n)
 {
-	unsigned int in = kfifo__load_relaxed(&fifo->in);
+	unsigned int in = kfifo__own_in(fifo);
 	unsigned int avail = kfifo__avail_for(fifo, in, n);
 
 	if (n > avail)
@@ -73,7 +73,7 @@ unsigned int kfifo_in_finish(struct kfifo *fifo, unsigned int n)
 unsigned int kfifo_out_prepare(struct kfifo *fifo, struct kfifo_region r[2],
 			       unsigned int n)
 {
-	unsigned int out = kfifo__load_relaxed(&fifo->out);
+	unsigned int out = kfifo__own_out(fifo);
 	unsigned int len = kfifo__len_for(fifo, out, n);
 
 	if (n > len)
@@ -86,7 +86,7 @@ unsigned int kfifo_out_prepare(struct kfifo *fifo, struct kfifo_region r[2],
 
 unsigned int kfifo_out_finish(struct kfifo *fifo, unsigned int n)
 {
-	unsigned int out = kfifo__load_relaxed(&fifo->out);
+	unsigned int out = kfifo__own_out(fifo);
 	unsigned int len = kfifo__len_for(fifo, out, n);
 
 	if (n > len)

@@ -64,17 +64,24 @@ __attribute__((constructor)) static void kfifo__membarrier_register(void)
 
 void kfifo__wake(struct kfifo *fifo, unsigned int *seq)
 {
-	unsigned int old = __atomic_load_n(seq, __ATOMIC_RELAXED);
+	unsigned int old = __atomic_load_n(seq, __ATOMIC_RELAXED), tries = 0;
 
 	/* the next epoch, bit 0 clear; release: whoever reads the new value
 	 * sees the index stored before */
 	while (!__atomic_compare_exchange_n(seq, &old, (old | 1u) + 1u, 1,
-					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-		;
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+		/* Only waiters arming the word make the exchange fail, a
+		 * few times at most, unless another process writes it all
+		 * the time: then change it anyway and wake whoever sleeps. */
+		if (++tries >= KFIFO__SHARED_RETRIES) {
+			old = __atomic_fetch_add(seq, 2u, __ATOMIC_SEQ_CST) | 1u;
+			break;
+		}
+	}
 #if KFIFO__WAIT_FUTEX
 	if (old & 1u)
 		syscall(SYS_futex, seq,
-			FUTEX_WAKE | (kfifo__wait_shared(fifo) ? 0 : FUTEX_PRIVATE_FLAG),
+			FUTEX_WAKE | (kfifo__shared(fifo) ? 0 : FUTEX_PRIVATE_FLAG),
 			INT_MAX, NULL, NULL, 0);
 #else
 	(void)fifo;
@@ -85,11 +92,15 @@ void kfifo__wake(struct kfifo *fifo, unsigned int *seq)
  * value with it set, the value to sleep on. */
 static unsigned int kfifo__arm(unsigned int *seq)
 {
-	unsigned int s = __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+	unsigned int s = __atomic_load_n(seq, __ATOMIC_ACQUIRE), tries = 0;
 
+	/* bounded for the same reason as in kfifo__wake(): if the word keeps
+	 * changing, the futex sleep on the value returned fails at once and
+	 * the caller checks again (and its deadline) */
 	while (!(s & 1u) &&
 	       !__atomic_compare_exchange_n(seq, &s, s | 1u, 1,
-					    __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE))
+					    __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE) &&
+	       ++tries < KFIFO__SHARED_RETRIES)
 		;
 	return s | 1u;
 }
@@ -99,24 +110,29 @@ static unsigned int kfifo__arm(unsigned int *seq)
 enum kfifo__cond { KFIFO__ROOM, KFIFO__DATA, KFIFO__RECORD };
 
 /* The fill level, a consistent snapshot (kfifo__snapshot_len), with the
- * seq_cst loads the fenced path needs (kfifo_internal.h). */
+ * seq_cst loads the fenced path needs (kfifo_internal.h); clamped and
+ * bounded like it. */
 static unsigned int kfifo__wait_snapshot(struct kfifo *fifo)
 {
-	unsigned int out, in;
+	struct kfifo *c = kfifo__ctl(fifo);
+	unsigned int out, in, tries = 0;
 
 	do {
-		out = __atomic_load_n(&fifo->out, __ATOMIC_SEQ_CST);
-		in = __atomic_load_n(&fifo->in, __ATOMIC_SEQ_CST);
-	} while (out != __atomic_load_n(&fifo->out, __ATOMIC_SEQ_CST));
-	return in - out;
+		out = __atomic_load_n(&c->out, __ATOMIC_SEQ_CST);
+		in = __atomic_load_n(&c->in, __ATOMIC_SEQ_CST);
+	} while (out != __atomic_load_n(&c->out, __ATOMIC_SEQ_CST) &&
+		 !(kfifo__shared(fifo) && ++tries >= KFIFO__SHARED_RETRIES));
+	return kfifo__used(fifo, in, out);
 }
 
 /* Whether the fifo holds the next record whole.  Consumer side: @out does
  * not move under us, so the header bytes are the next record's. */
 static int kfifo__record_stored(struct kfifo *fifo, unsigned int recsize)
 {
-	unsigned int out = __atomic_load_n(&fifo->out, __ATOMIC_SEQ_CST);
-	unsigned int len = __atomic_load_n(&fifo->in, __ATOMIC_SEQ_CST) - out;
+	struct kfifo *c = kfifo__ctl(fifo);
+	unsigned int out = __atomic_load_n(&c->out, __ATOMIC_SEQ_CST);
+	unsigned int len = kfifo__used(
+		fifo, __atomic_load_n(&c->in, __ATOMIC_SEQ_CST), out);
 	unsigned int l;
 
 	if (len < recsize)
@@ -135,7 +151,8 @@ static int kfifo__record_stored(struct kfifo *fifo, unsigned int recsize)
 static int kfifo__decide(struct kfifo *fifo, enum kfifo__cond cond,
 			 unsigned int n)
 {
-	int closed = __atomic_load_n(&fifo->kfifo__closed, __ATOMIC_SEQ_CST) != 0;
+	int closed = __atomic_load_n(&kfifo__ctl(fifo)->kfifo__closed,
+				     __ATOMIC_SEQ_CST) != 0;
 
 	switch (cond) {
 	case KFIFO__ROOM:
@@ -231,7 +248,7 @@ static int kfifo__sleep(struct kfifo *fifo, struct kfifo__sleeper *sl,
 	if (sl->futex) {
 		/* an absolute deadline: wake-ups do not restart the timeout */
 		int op = FUTEX_WAIT_BITSET |
-			 (kfifo__wait_shared(fifo) ? 0 : FUTEX_PRIVATE_FLAG);
+			 (kfifo__shared(fifo) ? 0 : FUTEX_PRIVATE_FLAG);
 
 		if (syscall(SYS_futex, seq, op, val,
 			    sl->has_deadline ? &sl->deadline : NULL, NULL,
@@ -257,10 +274,10 @@ static int kfifo__block(struct kfifo *fifo, enum kfifo__cond cond,
 			unsigned int n, long long timeout_ns)
 {
 	int room = cond == KFIFO__ROOM, intr = 0, ret;
-	unsigned int *waiters = room ? &fifo->kfifo__room_waiters
-				     : &fifo->kfifo__data_waiters;
-	unsigned int *seq = room ? &fifo->kfifo__room_seq
-				 : &fifo->kfifo__data_seq;
+	struct kfifo *c = kfifo__ctl(fifo);
+	unsigned int *waiters = room ? &c->kfifo__room_waiters
+				     : &c->kfifo__data_waiters;
+	unsigned int *seq = room ? &c->kfifo__room_seq : &c->kfifo__data_seq;
 	struct kfifo__sleeper sl;
 
 	sl.has_deadline = timeout_ns > 0 &&
@@ -328,12 +345,15 @@ void kfifo_close(struct kfifo *fifo)
 	/* The wakes are RMWs of the very words the waiters arm and sleep on,
 	 * after the store: a waiter either reads a seq from after a wake, and
 	 * then sees closed, or sleeps on an older value and is woken. */
-	__atomic_store_n(&fifo->kfifo__closed, 1, __ATOMIC_SEQ_CST);
-	kfifo__wake(fifo, &fifo->kfifo__data_seq);
-	kfifo__wake(fifo, &fifo->kfifo__room_seq);
+	struct kfifo *c = kfifo__ctl(fifo);
+
+	__atomic_store_n(&c->kfifo__closed, 1, __ATOMIC_SEQ_CST);
+	kfifo__wake(fifo, &c->kfifo__data_seq);
+	kfifo__wake(fifo, &c->kfifo__room_seq);
 }
 
 int kfifo_is_closed(struct kfifo *fifo)
 {
-	return __atomic_load_n(&fifo->kfifo__closed, __ATOMIC_ACQUIRE) != 0;
+	return __atomic_load_n(&kfifo__ctl(fifo)->kfifo__closed,
+			       __ATOMIC_ACQUIRE) != 0;
 }

@@ -479,7 +479,7 @@ static void *race_producer(void *arg)
 	 * is the wait's -EPIPE */
 	while ((r = wait_retrying(&t->fifo, KT_AVAIL, 1 + xorshift32(&s) % 8,
 				  &s)) == 0) {
-		unsigned int n = 1 + xorshift32(&s) % 16, i, k;
+		unsigned int n = 1 + xorshift32(&s) % sizeof buf, i, k;
 
 		for (i = 0; i < n; i++)
 			buf[i] = th_pattern(t->stored + i);
