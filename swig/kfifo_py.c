@@ -58,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pythread.h"
 
@@ -531,6 +532,65 @@ static int kf_release_memory(kfpy_kfifo *k, Py_buffer *view)
 }
 
 /*
+ * Shared fifos (API.md 3.4): the block is a Python object of kfifo._shm
+ * (multiprocessing.shared_memory underneath), which knows the block's
+ * name, unlinks what this process created and keeps multiprocessing's
+ * resource tracker informed.  The fifo maps it through k->view, a buffer
+ * export of block.buf, like any Kfifo(buffer=obj).
+ */
+static PyObject *kf_shm_call(const char *fn, PyObject *args)
+{
+	PyObject *mod = PyImport_ImportModule("kfifo._shm"), *f, *r;
+
+	if (mod == NULL)
+		return NULL;
+	f = PyObject_GetAttrString(mod, fn);
+	Py_DECREF(mod);
+	if (f == NULL)
+		return NULL;
+	r = PyObject_CallObject(f, args);
+	Py_DECREF(f);
+	return r;
+}
+
+/*
+ * Close (and, in the process that created it, unlink) the block of a
+ * shared fifo, after its view was released.  0, or -1 with an exception.
+ * At exit, when importing is no longer possible, the process's end unmaps
+ * it and kfifo._shm's atexit hook has unlinked it already.
+ */
+static int kf_drop_block(PyObject *block, long owner)
+{
+	PyObject *args, *r;
+
+	if (block == NULL)
+		return 0;
+	if (kf_finalizing()) {
+		Py_DECREF(block);
+		return 0;
+	}
+	args = Py_BuildValue("(Ol)", block, owner);
+	r = args ? kf_shm_call("release", args) : NULL;
+	Py_XDECREF(args);
+	Py_DECREF(block);
+	if (r == NULL)
+		return -1;
+	Py_DECREF(r);
+	return 0;
+}
+
+/* Take the block out of @k: the caller drops it once the view is released. */
+static PyObject *kf_take_block(kfpy_kfifo *k, long *owner)
+{
+	PyObject *block = k->block;
+
+	*owner = k->block_owner;
+	k->block = NULL;
+	k->block_owner = 0;
+	return block;
+}
+
+/*
  * At exit with a daemon thread in flight: leave the state and the buffer
  * export to it, for ever (see the top of the file).
  */
@@ -616,17 +676,121 @@ static int kf_init_buffer(kfpy_kfifo *k, PyObject *buffer)
 	return 0;
 }
 
-/* Kfifo(size=None, *, start=0, buffer=None) */
+/*
+ * Map @block (a kfifo._shm block, stolen) into @k, whose state exists, and
+ * lay a new fifo of @size out in it (@create) or attach to the one there.
+ * On failure the block stays in @k, to be dropped with it.
+ */
+static int kf_init_block(kfpy_kfifo *k, PyObject *block, int create,
+			 unsigned int size)
+{
+	PyObject *buf;
+	int ret;
+
+	k->block = block;
+	buf = PyObject_GetAttrString(block, "buf");
+	if (buf == NULL)
+		return -1;
+	ret = PyObject_GetBuffer(buf, &k->view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS);
+	Py_DECREF(buf);
+	if (ret < 0)
+		return -1;
+	k->has_view = 1;
+	ret = create ? kfifo_shared_create(&k->st->fifo, k->view.buf,
+					   (size_t)k->view.len, size)
+		     : kfifo_shared_attach(&k->st->fifo, k->view.buf,
+					   (size_t)k->view.len);
+	if (ret != 0) {
+		PyObject *name = PyObject_GetAttrString(block, "name");
+
+		PyErr_Format(PyExc_ValueError,
+			     create ? "Kfifo(): the shared memory block %R is too "
+				      "small for a fifo of %u bytes"
+				    : "Kfifo.attach(): the shared memory block %R "
+				      "holds no kfifo (of layout version %u)",
+			     name ? name : Py_None,
+			     create ? size : KFIFO_SHARED_VERSION);
+		Py_XDECREF(name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Set the indices of the new shared fifo of @k to @start: nobody else has
+ * seen it yet; attaching again gives the handle caches that match. */
+static void kf_shared_start(kfpy_kfifo *k, unsigned int start)
+{
+	unsigned char *mem = k->view.buf;
+
+	__atomic_store_n((unsigned int *)(void *)(mem + KFIFO_SHARED_OFF_IN),
+			 start, __ATOMIC_RELAXED);
+	__atomic_store_n((unsigned int *)(void *)(mem + KFIFO_SHARED_OFF_OUT),
+			 start, __ATOMIC_RELAXED);
+	/* the memory held a valid fifo a moment ago: it cannot fail */
+	if (kfifo_shared_attach(&k->st->fifo, mem, (size_t)k->view.len) != 0)
+		Py_FatalError("kfifo: a new shared fifo did not attach");
+}
+
+/* Kfifo.attach(name): a classmethod, added to the type by kfpy_types_init */
+static PyObject *kf_attach(PyObject *cls, PyObject *name)
+{
+	PyObject *self, *args, *block;
+	kfpy_kfifo *k;
+
+	if (!PyUnicode_Check(name)) {
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo.attach(): name must be a str, not %.100s",
+			     Py_TYPE(name)->tp_name);
+		return NULL;
+	}
+	args = PyTuple_Pack(1, name);
+	block = args ? kf_shm_call("attach", args) : NULL;
+	Py_XDECREF(args);
+	if (block == NULL)
+		return NULL;
+	self = PyType_GenericAlloc((PyTypeObject *)cls, 0);
+	if (self == NULL) {
+		(void)kf_drop_block(block, 0);
+		return NULL;
+	}
+	k = (kfpy_kfifo *)self;
+	k->st = kf_state_new();
+	if (k->st == NULL) {
+		(void)kf_drop_block(block, 0);
+		Py_DECREF(self);
+		return NULL;
+	}
+	if (kf_init_block(k, block, 0, 0) < 0) {
+		Py_DECREF(self);
+		return NULL;
+	}
+	return self;
+}
+
+static PyMethodDef kf_attach_def = {
+	"attach", kf_attach, METH_O | METH_CLASS,
+	"attach(name)\n--\n\n"
+	"A handle, in this process, to the shared fifo in the\n"
+	"``multiprocessing.shared_memory`` block *name* (``f.name`` of a fifo\n"
+	"made with ``Kfifo(size, shared=True)``, maybe in another process).\n"
+	"It never unlinks the block. ``FileNotFoundError`` when no block has\n"
+	"that name, ``ValueError`` when the block holds no valid fifo.\n"
+	"The block is opened without registering it with multiprocessing's\n"
+	"resource tracker (``track=False`` on Python 3.13+, the same\n"
+	"``shm_open`` without the registration before), so that nothing\n"
+	"unlinks it or warns about it when this process ends."};
+
+/* Kfifo(size=None, *, start=0, buffer=None, shared=False) */
 static int kf_tp_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
-	static char *kwlist[] = {"size", "start", "buffer", NULL};
+	static char *kwlist[] = {"size", "start", "buffer", "shared", NULL};
 	PyObject *size = Py_None, *start = NULL, *buffer = Py_None;
 	kfpy_kfifo *k = (kfpy_kfifo *)self;
 	unsigned int s = 0, st = 0;
-	int ret;
+	int ret, shared = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OO:Kfifo", kwlist,
-					 &size, &start, &buffer))
+	if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOp:Kfifo", kwlist,
+					 &size, &start, &buffer, &shared))
 		return -1;
 	if (k->st != NULL || k->freed) {
 		PyErr_SetString(PyExc_RuntimeError,
@@ -639,6 +803,12 @@ static int kf_tp_init(PyObject *self, PyObject *args, PyObject *kwds)
 				"and not neither");
 		return -1;
 	}
+	if (shared && buffer != Py_None) {
+		PyErr_SetString(PyExc_TypeError,
+				"Kfifo(): shared=True makes its own shared memory "
+				"block; it takes size, not buffer=");
+		return -1;
+	}
 	if (start != NULL && kf_start_arg(start, &st) < 0)
 		return -1;
 	if (size != Py_None && kf_size_arg(size, &s) < 0)
@@ -646,6 +816,20 @@ static int kf_tp_init(PyObject *self, PyObject *args, PyObject *kwds)
 	k->st = kf_state_new();
 	if (k->st == NULL)
 		return -1;
+	if (shared) {
+		PyObject *a = Py_BuildValue("(n)",
+					    (Py_ssize_t)kfifo_shared_bytes(s));
+		PyObject *block = a ? kf_shm_call("create", a) : NULL;
+
+		Py_XDECREF(a);
+		if (block == NULL)
+			goto fail;
+		k->block_owner = (long)getpid();
+		if (kf_init_block(k, block, 1, s) < 0)
+			goto fail;
+		kf_shared_start(k, st);
+		return 0;
+	}
 	if (size != Py_None) {
 		ret = kfifo_alloc(&k->st->fifo, s, GFP_KERNEL);
 		if (ret != 0) {
@@ -669,6 +853,15 @@ fail:
 	kfifo_free(&k->st->fifo);
 	kf_state_delete(k->st);
 	k->st = NULL;
+	if (k->block != NULL) {
+		long owner;
+		PyObject *block = kf_take_block(k, &owner), *t, *v, *tb;
+
+		PyErr_Fetch(&t, &v, &tb);
+		if (kf_drop_block(block, owner) < 0)
+			PyErr_WriteUnraisable(self);
+		PyErr_Restore(t, v, tb);
+	}
 	return -1;
 }
 
@@ -684,6 +877,7 @@ static int kf_tp_traverse(PyObject *self, visitproc visit, void *arg)
 
 	if (k->has_view)
 		Py_VISIT(k->view.obj);
+	Py_VISIT(k->block);
 	return 0;
 }
 
@@ -702,8 +896,16 @@ static int kf_tp_clear(PyObject *self)
 		kf_abandon(k);
 		return 0;
 	}
-	if (!k->freed && kf_release_memory(k, &view))
-		PyBuffer_Release(&view);
+	if (!k->freed) {
+		long owner;
+		PyObject *block;
+
+		if (kf_release_memory(k, &view))
+			PyBuffer_Release(&view);
+		block = kf_take_block(k, &owner);
+		if (kf_drop_block(block, owner) < 0)
+			PyErr_WriteUnraisable(self);
+	}
 	return 0;
 }
 
@@ -1056,6 +1258,8 @@ PyObject *kfpy_free(kfpy_kfifo *k)
 	kf_state *st = k->st;
 	Py_buffer view;
 	int has_view = 0;
+	PyObject *block;
+	long owner;
 
 	if (k->freed)
 		Py_RETURN_NONE;
@@ -1072,7 +1276,12 @@ PyObject *kfpy_free(kfpy_kfifo *k)
 	}
 	k->freed = 1;
 	while (st->waiters > 0) {
-		kfifo_close(&st->fifo);
+		/* Wake them: they see k->freed and leave.  A shared fifo is
+		 * not closed (that would end the stream for the other
+		 * processes): its waiters notice within one slice of
+		 * KF_WAIT_SLICE_NS. */
+		if (!kfifo_is_shared(&st->fifo))
+			kfifo_close(&st->fifo);
 		Py_BEGIN_ALLOW_THREADS
 		sched_yield();
 		Py_END_ALLOW_THREADS
@@ -1082,6 +1291,9 @@ PyObject *kfpy_free(kfpy_kfifo *k)
 	kf_side_release(&st->prod);
 	if (has_view)
 		PyBuffer_Release(&view);
+	block = kf_take_block(k, &owner);
+	if (kf_drop_block(block, owner) < 0)
+		return NULL;
 	Py_RETURN_NONE;
 }
 
@@ -1514,9 +1726,26 @@ static PyObject *kf_get_closed(PyObject *self, void *closure)
 	return PyBool_FromLong(kfifo_is_closed(&k->st->fifo));
 }
 
+static PyObject *kf_get_name(PyObject *self, void *closure)
+{
+	kfpy_kfifo *k;
+
+	(void)closure;
+	if (kfpy_arg_self(self, "name", &k) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("name");
+	if (k->block == NULL)
+		Py_RETURN_NONE;
+	return PyObject_GetAttrString(k->block, "name");
+}
+
 static PyGetSetDef kf_getset[] = {
 	{"closed", kf_get_closed, NULL,
 	 "Whether ``close()`` ran (``kfifo_is_closed``); ``reset()`` reopens.", NULL},
+	{"name", kf_get_name, NULL,
+	 "The name of the shared memory block of a shared fifo (for\n"
+	 "``Kfifo.attach()``), ``None`` for a fifo of this process only.", NULL},
 	{NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -1697,15 +1926,35 @@ PyObject *kfpy_exit(PyObject *self, PyObject *exc_type, PyObject *exc,
 	Py_RETURN_FALSE;
 }
 
-/* A fifo is memory of this process: there is nothing a pickle could carry
- * that another process (or a later one) could use.  Refused at every
- * protocol, and so are copy.copy() and copy.deepcopy(). */
+/*
+ * An ordinary fifo is memory of this process: there is nothing a pickle
+ * could carry that another process (or a later one) could use.  Refused at
+ * every protocol, and so are copy.copy() and copy.deepcopy().  A shared
+ * fifo pickles to its block's name and unpickles as Kfifo.attach(name): a
+ * new handle to the same fifo, in any process (copy.copy() too).
+ */
 PyObject *kfpy_reduce_ex(PyObject *self, PyObject *protocol)
 {
+	kfpy_kfifo *k = (kfpy_kfifo *)self;
+	PyObject *attach, *name, *r;
+
 	(void)protocol;
-	PyErr_Format(PyExc_TypeError, "cannot pickle '%.100s' object: a Kfifo "
-		     "is memory of this process", Py_TYPE(self)->tp_name);
-	return NULL;
+	if (!PyObject_TypeCheck(self, &kfpy_KfifoType) || k->st == NULL ||
+	    k->block == NULL) {
+		PyErr_Format(PyExc_TypeError, "cannot pickle '%.100s' object: "
+			     "a Kfifo is memory of this process (only a "
+			     "Kfifo(size, shared=True) pickles)",
+			     Py_TYPE(self)->tp_name);
+		return NULL;
+	}
+	if (k->freed)
+		return kf_freed_error("__reduce_ex__");
+	attach = PyObject_GetAttrString((PyObject *)&kfpy_KfifoType, "attach");
+	name = attach ? PyObject_GetAttrString(k->block, "name") : NULL;
+	r = name ? Py_BuildValue("(O(O))", attach, name) : NULL;
+	Py_XDECREF(attach);
+	Py_XDECREF(name);
+	return r;
 }
 
 /* ---- SpinLock ------------------------------------------------------------------------------ */
@@ -1866,12 +2115,23 @@ static int kf_add_type(PyObject *module, PyTypeObject *type, const char *name,
 int kfpy_types_init(PyObject *module, PyMethodDef *kfifo_methods,
 		    PyMethodDef *spinlock_methods)
 {
+	PyObject *attach;
+
 	if (PyType_Ready(&kf_RegionType) < 0)
 		return -1;
+
 	if (kf_add_type(module, &kfpy_KfifoType, "Kfifo", kfifo_methods) < 0 ||
 	    kf_add_type(module, &kfpy_SpinLockType, "SpinLock",
 			spinlock_methods) < 0)
 		return -1;
+	attach = PyDescr_NewClassMethod(&kfpy_KfifoType, &kf_attach_def);
+	if (attach == NULL ||
+	    PyDict_SetItemString(kfpy_KfifoType.tp_dict, "attach", attach) < 0) {
+		Py_XDECREF(attach);
+		return -1;
+	}
+	Py_DECREF(attach);
+	PyType_Modified(&kfpy_KfifoType);
 	return PyModule_AddIntConstant(module, "GIL_THRESHOLD",
 				       (long)KFPY_GIL_THRESHOLD);
 }

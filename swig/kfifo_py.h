@@ -42,6 +42,8 @@ typedef struct kfpy_kfifo {
 	int has_view;          /* view holds the object of Kfifo(buffer=obj) */
 	Py_buffer view;
 	Py_ssize_t exports;    /* memoryviews of in_prepare/out_prepare alive */
+	PyObject *block;       /* shared fifo: the kfifo._shm block mapped, view is its buf */
+	long block_owner;      /* the pid that created the block (it unlinks), else 0 */
 } kfpy_kfifo;
 
 extern PyTypeObject kfpy_KfifoType;
