@@ -138,32 +138,45 @@ kfifo__copy_out_wrap(struct kfifo *fifo, unsigned int off, void *to,
 	memcpy((unsigned char *)to + first, fifo->buffer, n - first);
 }
 
-unsigned int kfifo_in(struct kfifo *fifo, const void *from, unsigned int n)
+static inline unsigned int kfifo__in_impl(struct kfifo *fifo,
+					  const void *from, unsigned int n,
+					  int sh)
 {
-	unsigned int in = kfifo__own_in(fifo);
-	unsigned int avail = kfifo__avail_for(fifo, in, n);
+	unsigned int in = kfifo__own_in(fifo, sh);
+	unsigned int avail = kfifo__avail_for(fifo, in, n, sh);
 
 	if (n > avail)
 		n = avail;
 	if (n == 0)
 		return 0;
 	kfifo__copy_in(fifo, in, from, n);
-	kfifo__publish_in(fifo, in + n);
+	kfifo__publish_in(fifo, in + n, sh);
 	return n;
 }
 
-unsigned int kfifo_out(struct kfifo *fifo, void *to, unsigned int n)
+unsigned int kfifo_in(struct kfifo *fifo, const void *from, unsigned int n)
 {
-	unsigned int out = kfifo__own_out(fifo);
-	unsigned int len = kfifo__len_for(fifo, out, n);
+	return KFIFO__BY_KIND(fifo, kfifo__in_impl, fifo, from, n);
+}
+
+static inline unsigned int kfifo__out_impl(struct kfifo *fifo, void *to,
+					   unsigned int n, int sh)
+{
+	unsigned int out = kfifo__own_out(fifo, sh);
+	unsigned int len = kfifo__len_for(fifo, out, n, sh);
 
 	if (n > len)
 		n = len;
 	if (n == 0)
 		return 0;
 	kfifo__copy_out(fifo, out, to, n);
-	kfifo__publish_out(fifo, out + n);
+	kfifo__publish_out(fifo, out + n, sh);
 	return n;
+}
+
+unsigned int kfifo_out(struct kfifo *fifo, void *to, unsigned int n)
+{
+	return KFIFO__BY_KIND(fifo, kfifo__out_impl, fifo, to, n);
 }
 
 unsigned int kfifo_from_user(struct kfifo *fifo, const void *from,
@@ -179,7 +192,7 @@ unsigned int kfifo_to_user(struct kfifo *fifo, void *to, unsigned int n)
 
 void kfifo_skip(struct kfifo *fifo, unsigned int len)
 {
-	unsigned int out = kfifo__own_out(fifo);
+	unsigned int out = kfifo__own_out(fifo, kfifo__shared(fifo));
 	unsigned int in = kfifo__load_acquire(&kfifo__ctl(fifo)->in);
 
 	kfifo__set_out(fifo, len < in - out ? out + len : in);

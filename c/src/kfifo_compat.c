@@ -20,9 +20,10 @@ int kfifo_initialized(struct kfifo *fifo)
 unsigned int kfifo_out_peek(struct kfifo *fifo, void *to, unsigned int n,
 			    unsigned int offset)
 {
-	unsigned int out = kfifo__own_out(fifo);
+	int sh = kfifo__shared(fifo);
+	unsigned int out = kfifo__own_out(fifo, sh);
 	unsigned int need = n > UINT_MAX - offset ? UINT_MAX : n + offset;
-	unsigned int len = kfifo__len_for(fifo, out, need);
+	unsigned int len = kfifo__len_for(fifo, out, need, sh);
 
 	if (offset >= len)
 		return 0;

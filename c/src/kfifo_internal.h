@@ -59,13 +59,29 @@ static inline int kfifo__shared(const struct kfifo *fifo)
  * other process cannot move it.  Everything else (@buffer, @size, @flags,
  * the index caches) is always read from @fifo.
  */
+static inline struct kfifo *kfifo__ctl_s(struct kfifo *fifo, int sh)
+{
+	return sh ? (struct kfifo *)(void *)(fifo->buffer -
+					     KFIFO_SHARED_OFF_DATA)
+		  : fifo;
+}
+
 static inline struct kfifo *kfifo__ctl(struct kfifo *fifo)
 {
-	return kfifo__shared(fifo)
-		       ? (struct kfifo *)(void *)(fifo->buffer -
-						  KFIFO_SHARED_OFF_DATA)
-		       : fifo;
+	return kfifo__ctl_s(fifo, kfifo__shared(fifo));
 }
+
+/*
+ * The helpers of the fast paths below take @sh, kfifo__shared(fifo), as
+ * an argument: the byte and record calls and prepare/finish are compiled
+ * twice from one body (KFIFO__BY_KIND), with @sh the constant 0 for an
+ * ordinary fifo, which is then the code it was before shared fifos
+ * existed, and 1 for a handle.  (Testing the flag inside each helper
+ * instead cost ~4 % on a 16-byte round trip: after a memcpy() into the
+ * buffer the compiler must read @flags again.)
+ */
+#define KFIFO__BY_KIND(fifo, call, ...)                                        \
+	(kfifo__shared(fifo) ? call(__VA_ARGS__, 1) : call(__VA_ARGS__, 0))
 
 /*
  * The fill level from two index values.  Either may come from another
@@ -80,6 +96,14 @@ static inline unsigned int kfifo__used(const struct kfifo *fifo,
 	unsigned int used = in - out;
 
 	return used <= fifo->size ? used : fifo->size;
+}
+
+/* The same for a fifo of kind @sh: only a handle needs the clamp. */
+static inline unsigned int kfifo__used_s(const struct kfifo *fifo,
+					 unsigned int in, unsigned int out,
+					 int sh)
+{
+	return sh ? kfifo__used(fifo, in, out) : in - out;
 }
 
 /*
@@ -218,23 +242,28 @@ extern __attribute__((visibility("hidden"))) unsigned char
 	kfifo__membarrier_ready;
 
 /* Whether publishers of @fifo may go without the fence (see above). */
+static inline int kfifo__light_publish_s(int sh)
+{
+	return !sh && __atomic_load_n(&kfifo__membarrier_ready,
+				      __ATOMIC_RELAXED);
+}
+
 static inline int kfifo__light_publish(const struct kfifo *fifo)
 {
-	return __atomic_load_n(&kfifo__membarrier_ready, __ATOMIC_RELAXED) &&
-	       !kfifo__shared(fifo);
+	return kfifo__light_publish_s(kfifo__shared(fifo));
 }
 
 /*
  * P1 and P2: store @v into the index @idx, then return the number of
  * threads waiting for it to move (*@waiters).
  */
-static inline unsigned int kfifo__store_index(struct kfifo *fifo,
-					      unsigned int *idx,
+static inline unsigned int kfifo__store_index(unsigned int *idx,
 					      unsigned int v,
-					      const unsigned int *waiters)
+					      const unsigned int *waiters,
+					      int sh)
 {
 #if KFIFO__WAIT_FUTEX
-	if (__builtin_expect(kfifo__light_publish(fifo), 1)) {
+	if (__builtin_expect(kfifo__light_publish_s(sh), 1)) {
 		kfifo__store_release(idx, v);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		return kfifo__load_relaxed(waiters);
@@ -242,7 +271,7 @@ static inline unsigned int kfifo__store_index(struct kfifo *fifo,
 	__atomic_store_n(idx, v, __ATOMIC_SEQ_CST);
 	return __atomic_load_n(waiters, __ATOMIC_SEQ_CST);
 #else
-	(void)fifo;
+	(void)sh;
 	(void)waiters;
 	kfifo__store_release(idx, v);
 	return 0;
@@ -258,35 +287,47 @@ void kfifo__wake(struct kfifo *fifo, unsigned int *seq);
  * that moves @in goes through here (or kfifo__publish_in(), which also
  * keeps the producer's index cache).
  */
-static inline void kfifo__set_in(struct kfifo *fifo, unsigned int in)
+static inline void kfifo__set_in_s(struct kfifo *fifo, unsigned int in,
+				   int sh)
 {
-	struct kfifo *c = kfifo__ctl(fifo);
+	struct kfifo *c = kfifo__ctl_s(fifo, sh);
 
-	if (kfifo__store_index(fifo, &c->in, in, &c->kfifo__data_waiters))
+	if (kfifo__store_index(&c->in, in, &c->kfifo__data_waiters, sh))
 		kfifo__wake(fifo, &c->kfifo__data_seq);
 	kfifo__debug_check(fifo);
 }
 
-/* Publish a new @out and wake the producers waiting for room. */
-static inline void kfifo__set_out(struct kfifo *fifo, unsigned int out)
+static inline void kfifo__set_in(struct kfifo *fifo, unsigned int in)
 {
-	struct kfifo *c = kfifo__ctl(fifo);
+	kfifo__set_in_s(fifo, in, kfifo__shared(fifo));
+}
 
-	if (kfifo__store_index(fifo, &c->out, out, &c->kfifo__room_waiters))
+/* Publish a new @out and wake the producers waiting for room. */
+static inline void kfifo__set_out_s(struct kfifo *fifo, unsigned int out,
+				    int sh)
+{
+	struct kfifo *c = kfifo__ctl_s(fifo, sh);
+
+	if (kfifo__store_index(&c->out, out, &c->kfifo__room_waiters, sh))
 		kfifo__wake(fifo, &c->kfifo__room_seq);
 	kfifo__debug_check(fifo);
 }
 
-/* This side's own index (in a shared fifo the other process can write it
- * too: it is used only masked, and every level from it is clamped). */
-static inline unsigned int kfifo__own_in(struct kfifo *fifo)
+static inline void kfifo__set_out(struct kfifo *fifo, unsigned int out)
 {
-	return kfifo__load_relaxed(&kfifo__ctl(fifo)->in);
+	kfifo__set_out_s(fifo, out, kfifo__shared(fifo));
 }
 
-static inline unsigned int kfifo__own_out(struct kfifo *fifo)
+/* This side's own index (in a shared fifo the other process can write it
+ * too: it is used only masked, and every level from it is clamped). */
+static inline unsigned int kfifo__own_in(struct kfifo *fifo, int sh)
 {
-	return kfifo__load_relaxed(&kfifo__ctl(fifo)->out);
+	return kfifo__load_relaxed(&kfifo__ctl_s(fifo, sh)->in);
+}
+
+static inline unsigned int kfifo__own_out(struct kfifo *fifo, int sh)
+{
+	return kfifo__load_relaxed(&kfifo__ctl_s(fifo, sh)->out);
 }
 
 /* The wait state of a fifo nobody uses: open, nobody waiting (on an
@@ -346,50 +387,56 @@ _Static_assert(_Alignof(struct kfifo) <= _Alignof(max_align_t),
  * as safe as using it at once.
  */
 static inline unsigned int kfifo__avail_for(struct kfifo *fifo,
-					    unsigned int in, unsigned int need)
+					    unsigned int in, unsigned int need,
+					    int sh)
 {
 	unsigned int avail =
-		fifo->size - kfifo__used(fifo, in, fifo->kfifo__out_cache);
+		fifo->size - kfifo__used_s(fifo, in, fifo->kfifo__out_cache, sh);
 
 	if (need > avail || in != fifo->kfifo__in_seen) {
-		unsigned int out = kfifo__load_acquire(&kfifo__ctl(fifo)->out);
+		unsigned int out =
+			kfifo__load_acquire(&kfifo__ctl_s(fifo, sh)->out);
 
 		fifo->kfifo__out_cache = out;
 		fifo->kfifo__in_seen = in;
-		avail = fifo->size - kfifo__used(fifo, in, out);
+		avail = fifo->size - kfifo__used_s(fifo, in, out, sh);
 	}
 	return avail;
 }
 
 /* The producer publishes @in (and wakes waiting consumers, see
  * kfifo__set_in()) and notes that the cached @out is relative to it. */
-static inline void kfifo__publish_in(struct kfifo *fifo, unsigned int in)
+static inline void kfifo__publish_in(struct kfifo *fifo, unsigned int in,
+				     int sh)
 {
-	kfifo__set_in(fifo, in);
+	kfifo__set_in_s(fifo, in, sh);
 	fifo->kfifo__in_seen = in;
 }
 
 /* The consumer's mirror image: the fill level, at least @need if the fifo
  * holds that much. */
 static inline unsigned int kfifo__len_for(struct kfifo *fifo,
-					  unsigned int out, unsigned int need)
+					  unsigned int out, unsigned int need,
+					  int sh)
 {
-	unsigned int len = kfifo__used(fifo, fifo->kfifo__in_cache, out);
+	unsigned int len = kfifo__used_s(fifo, fifo->kfifo__in_cache, out, sh);
 
 	if (need > len || out != fifo->kfifo__out_seen) {
-		unsigned int in = kfifo__load_acquire(&kfifo__ctl(fifo)->in);
+		unsigned int in =
+			kfifo__load_acquire(&kfifo__ctl_s(fifo, sh)->in);
 
 		fifo->kfifo__in_cache = in;
 		fifo->kfifo__out_seen = out;
-		len = kfifo__used(fifo, in, out);
+		len = kfifo__used_s(fifo, in, out, sh);
 	}
 	return len;
 }
 
 /* The consumer's mirror image of kfifo__publish_in(). */
-static inline void kfifo__publish_out(struct kfifo *fifo, unsigned int out)
+static inline void kfifo__publish_out(struct kfifo *fifo, unsigned int out,
+				      int sh)
 {
-	kfifo__set_out(fifo, out);
+	kfifo__set_out_s(fifo, out, sh);
 	fifo->kfifo__out_seen = out;
 }
 

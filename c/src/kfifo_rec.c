@@ -40,16 +40,17 @@ static inline unsigned int kfifo__read_header(struct kfifo *fifo,
 
 static inline unsigned int kfifo__in_rec_impl(struct kfifo *fifo,
 					      const void *from, unsigned int n,
-					      unsigned int recsize)
+					      unsigned int recsize, int sh)
 {
 	unsigned int in, avail;
 
 	if (recsize > 2 || n > kfifo__rec_max(recsize))
 		return kfifo__rec_refused(n);
-	in = kfifo__own_in(fifo);
+	in = kfifo__own_in(fifo, sh);
 	/* recsize + n, saturated: enough to decide whether to look at @out */
 	avail = kfifo__avail_for(fifo, in,
-				 n > UINT_MAX - recsize ? UINT_MAX : n + recsize);
+				 n > UINT_MAX - recsize ? UINT_MAX : n + recsize,
+				 sh);
 	/* n + recsize > avail, written so that it cannot overflow */
 	if (avail < recsize || n > avail - recsize)
 		return kfifo__rec_refused(n);
@@ -60,14 +61,14 @@ static inline unsigned int kfifo__in_rec_impl(struct kfifo *fifo,
 	if (n > 0)
 		kfifo__copy_in(fifo, in + recsize, from, n);
 	/* header and data become visible to the consumer in one store */
-	kfifo__publish_in(fifo, in + recsize + n);
+	kfifo__publish_in(fifo, in + recsize + n, sh);
 	return 0;
 }
 
 static inline unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
 					       unsigned int n,
 					       unsigned int recsize,
-					       unsigned int *total)
+					       unsigned int *total, int sh)
 {
 	unsigned int out, used, l;
 
@@ -76,8 +77,8 @@ static inline unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
 			*total = 0;
 		return n;
 	}
-	out = kfifo__own_out(fifo);
-	used = kfifo__len_for(fifo, out, recsize);
+	out = kfifo__own_out(fifo, sh);
+	used = kfifo__len_for(fifo, out, recsize, sh);
 	if (used < recsize) {
 		/* no header to read (bug 5 of the seed read a stale one) */
 		if (total)
@@ -91,14 +92,14 @@ static inline unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
 		return l;
 	if (used - recsize < l) {
 		/* the cached @in may be behind: look again before giving up */
-		used = kfifo__len_for(fifo, out, recsize + l);
+		used = kfifo__len_for(fifo, out, recsize + l, sh);
 		if (used - recsize < l)
 			return n;
 	}
 	/* copy the record's l bytes, not the caller's n (seed bug 2) */
 	if (l > 0)
 		kfifo__copy_out(fifo, out + recsize, to, l);
-	kfifo__publish_out(fifo, out + recsize + l);
+	kfifo__publish_out(fifo, out + recsize + l, sh);
 	return 0;
 }
 
@@ -108,7 +109,7 @@ unsigned int kfifo__peek_rec_generic(struct kfifo *fifo, unsigned int recsize)
 
 	if (recsize > 2)
 		return 0;
-	out = kfifo__own_out(fifo);
+	out = kfifo__own_out(fifo, kfifo__shared(fifo));
 	in = kfifo__load_acquire(&kfifo__ctl(fifo)->in);
 	/* recsize 0: the fill level on both paths (seed bug 3) */
 	if (recsize == 0)
@@ -124,7 +125,7 @@ void kfifo__skip_rec_generic(struct kfifo *fifo, unsigned int recsize)
 
 	if (recsize > 2)
 		return;
-	out = kfifo__own_out(fifo);
+	out = kfifo__own_out(fifo, kfifo__shared(fifo));
 	in = kfifo__load_acquire(&kfifo__ctl(fifo)->in);
 	used = kfifo__used(fifo, in, out);
 	if (recsize > 0 && used >= recsize) {
@@ -140,26 +141,30 @@ void kfifo__skip_rec_generic(struct kfifo *fifo, unsigned int recsize)
 unsigned int kfifo__in_rec_generic(struct kfifo *fifo, const void *from,
 				   unsigned int n, unsigned int recsize)
 {
-	return kfifo__in_rec_impl(fifo, from, n, recsize);
+	return KFIFO__BY_KIND(fifo, kfifo__in_rec_impl, fifo, from, n,
+			      recsize);
 }
 
 unsigned int kfifo__out_rec_generic(struct kfifo *fifo, void *to,
 				    unsigned int n, unsigned int recsize,
 				    unsigned int *total)
 {
-	return kfifo__out_rec_impl(fifo, to, n, recsize, total);
+	return KFIFO__BY_KIND(fifo, kfifo__out_rec_impl, fifo, to, n, recsize,
+			      total);
 }
 
 #define KFIFO__REC_INSTANCES(R)                                                \
 	unsigned int kfifo__in_rec##R(struct kfifo *fifo, const void *from,   \
 				      unsigned int n)                          \
 	{                                                                      \
-		return kfifo__in_rec_impl(fifo, from, n, R);                   \
+		return KFIFO__BY_KIND(fifo, kfifo__in_rec_impl, fifo, from, n, \
+				      R);                                      \
 	}                                                                      \
 	unsigned int kfifo__out_rec##R(struct kfifo *fifo, void *to,          \
 				       unsigned int n, unsigned int *total)    \
 	{                                                                      \
-		return kfifo__out_rec_impl(fifo, to, n, R, total);             \
+		return KFIFO__BY_KIND(fifo, kfifo__out_rec_impl, fifo, to, n,  \
+				      R, total);                               \
 	}
 
 KFIFO__REC_INSTANCES(0)

@@ -43,11 +43,12 @@ static unsigned int kfifo__no_regions(struct kfifo *fifo,
 	return 0;
 }
 
-unsigned int kfifo_in_prepare(struct kfifo *fifo, struct kfifo_region r[2],
-			      unsigned int n)
+static inline unsigned int kfifo__in_prepare(struct kfifo *fifo,
+					     struct kfifo_region r[2],
+					     unsigned int n, int sh)
 {
-	unsigned int in = kfifo__own_in(fifo);
-	unsigned int avail = kfifo__avail_for(fifo, in, n);
+	unsigned int in = kfifo__own_in(fifo, sh);
+	unsigned int avail = kfifo__avail_for(fifo, in, n, sh);
 
 	if (n > avail)
 		n = avail;
@@ -57,24 +58,26 @@ unsigned int kfifo_in_prepare(struct kfifo *fifo, struct kfifo_region r[2],
 	return n;
 }
 
-unsigned int kfifo_in_finish(struct kfifo *fifo, unsigned int n)
+static inline unsigned int kfifo__in_finish(struct kfifo *fifo,
+					    unsigned int n, int sh)
 {
-	unsigned int in = kfifo__own_in(fifo);
-	unsigned int avail = kfifo__avail_for(fifo, in, n);
+	unsigned int in = kfifo__own_in(fifo, sh);
+	unsigned int avail = kfifo__avail_for(fifo, in, n, sh);
 
 	if (n > avail)
 		n = avail;
 	if (n == 0)
 		return 0;
-	kfifo__publish_in(fifo, in + n);
+	kfifo__publish_in(fifo, in + n, sh);
 	return n;
 }
 
-unsigned int kfifo_out_prepare(struct kfifo *fifo, struct kfifo_region r[2],
-			       unsigned int n)
+static inline unsigned int kfifo__out_prepare(struct kfifo *fifo,
+					      struct kfifo_region r[2],
+					      unsigned int n, int sh)
 {
-	unsigned int out = kfifo__own_out(fifo);
-	unsigned int len = kfifo__len_for(fifo, out, n);
+	unsigned int out = kfifo__own_out(fifo, sh);
+	unsigned int len = kfifo__len_for(fifo, out, n, sh);
 
 	if (n > len)
 		n = len;
@@ -84,15 +87,38 @@ unsigned int kfifo_out_prepare(struct kfifo *fifo, struct kfifo_region r[2],
 	return n;
 }
 
-unsigned int kfifo_out_finish(struct kfifo *fifo, unsigned int n)
+static inline unsigned int kfifo__out_finish(struct kfifo *fifo,
+					     unsigned int n, int sh)
 {
-	unsigned int out = kfifo__own_out(fifo);
-	unsigned int len = kfifo__len_for(fifo, out, n);
+	unsigned int out = kfifo__own_out(fifo, sh);
+	unsigned int len = kfifo__len_for(fifo, out, n, sh);
 
 	if (n > len)
 		n = len;
 	if (n == 0)
 		return 0;
-	kfifo__publish_out(fifo, out + n);
+	kfifo__publish_out(fifo, out + n, sh);
 	return n;
+}
+
+unsigned int kfifo_in_prepare(struct kfifo *fifo, struct kfifo_region r[2],
+			      unsigned int n)
+{
+	return KFIFO__BY_KIND(fifo, kfifo__in_prepare, fifo, r, n);
+}
+
+unsigned int kfifo_in_finish(struct kfifo *fifo, unsigned int n)
+{
+	return KFIFO__BY_KIND(fifo, kfifo__in_finish, fifo, n);
+}
+
+unsigned int kfifo_out_prepare(struct kfifo *fifo, struct kfifo_region r[2],
+			       unsigned int n)
+{
+	return KFIFO__BY_KIND(fifo, kfifo__out_prepare, fifo, r, n);
+}
+
+unsigned int kfifo_out_finish(struct kfifo *fifo, unsigned int n)
+{
+	return KFIFO__BY_KIND(fifo, kfifo__out_finish, fifo, n);
 }
