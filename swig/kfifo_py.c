@@ -579,6 +579,21 @@ static int kf_drop_block(PyObject *block, long owner)
 	return 0;
 }
 
+/* kf_drop_block() on a path that may have an exception set (a failed
+ * constructor, dealloc): the exception stays, a failure here is reported
+ * as unraisable (not with the object, which may be dying). */
+static void kf_drop_block_quietly(PyObject *block, long owner)
+{
+	PyObject *t, *v, *tb;
+
+	if (block == NULL)
+		return;
+	PyErr_Fetch(&t, &v, &tb);
+	if (kf_drop_block(block, owner) < 0)
+		PyErr_WriteUnraisable(NULL);
+	PyErr_Restore(t, v, tb);
+}
+
 /* Take the block out of @k: the caller drops it once the view is released. */
 static PyObject *kf_take_block(kfpy_kfifo *k, long *owner)
 {
@@ -750,13 +765,13 @@ static PyObject *kf_attach(PyObject *cls, PyObject *name)
 		return NULL;
 	self = PyType_GenericAlloc((PyTypeObject *)cls, 0);
 	if (self == NULL) {
-		(void)kf_drop_block(block, 0);
+		kf_drop_block_quietly(block, 0);
 		return NULL;
 	}
 	k = (kfpy_kfifo *)self;
 	k->st = kf_state_new();
 	if (k->st == NULL) {
-		(void)kf_drop_block(block, 0);
+		kf_drop_block_quietly(block, 0);
 		Py_DECREF(self);
 		return NULL;
 	}
@@ -855,12 +870,9 @@ fail:
 	k->st = NULL;
 	if (k->block != NULL) {
 		long owner;
-		PyObject *block = kf_take_block(k, &owner), *t, *v, *tb;
+		PyObject *block = kf_take_block(k, &owner);
 
-		PyErr_Fetch(&t, &v, &tb);
-		if (kf_drop_block(block, owner) < 0)
-			PyErr_WriteUnraisable(self);
-		PyErr_Restore(t, v, tb);
+		kf_drop_block_quietly(block, owner);
 	}
 	return -1;
 }
@@ -903,8 +915,7 @@ static int kf_tp_clear(PyObject *self)
 		if (kf_release_memory(k, &view))
 			PyBuffer_Release(&view);
 		block = kf_take_block(k, &owner);
-		if (kf_drop_block(block, owner) < 0)
-			PyErr_WriteUnraisable(self);
+		kf_drop_block_quietly(block, owner);
 	}
 	return 0;
 }
@@ -1939,6 +1950,8 @@ PyObject *kfpy_reduce_ex(PyObject *self, PyObject *protocol)
 	PyObject *attach, *name, *r;
 
 	(void)protocol;
+	if (PyObject_TypeCheck(self, &kfpy_KfifoType) && k->freed)
+		return kf_freed_error("__reduce_ex__");
 	if (!PyObject_TypeCheck(self, &kfpy_KfifoType) || k->st == NULL ||
 	    k->block == NULL) {
 		PyErr_Format(PyExc_TypeError, "cannot pickle '%.100s' object: "
@@ -1947,8 +1960,6 @@ PyObject *kfpy_reduce_ex(PyObject *self, PyObject *protocol)
 			     Py_TYPE(self)->tp_name);
 		return NULL;
 	}
-	if (k->freed)
-		return kf_freed_error("__reduce_ex__");
 	attach = PyObject_GetAttrString((PyObject *)&kfpy_KfifoType, "attach");
 	name = attach ? PyObject_GetAttrString(k->block, "name") : NULL;
 	r = name ? Py_BuildValue("(O(O))", attach, name) : NULL;

@@ -40,6 +40,7 @@ EVERY_CALL = {
     "wait_len": lambda f: f.wait_len(1, timeout=0),
     "close": lambda f: f.close(),
     "closed": lambda f: f.closed,
+    "name": lambda f: f.name,
     "in_prepare": lambda f: f.in_prepare(1),
     "in_finish": lambda f: f.in_finish(1),
     "out_prepare": lambda f: f.out_prepare(1),

@@ -21,8 +21,18 @@ class Kfifo:
     """A byte FIFO over a power-of-two ring buffer (the kernel's kfifo)."""
 
     def __init__(
-        self, size: int | None = None, *, start: int = 0, buffer: Buffer | None = None
+        self,
+        size: int | None = None,
+        *,
+        start: int = 0,
+        buffer: Buffer | None = None,
+        shared: bool = False,
     ) -> None: ...
+    # shared between processes: Kfifo(size, shared=True), pickles to its name
+    @classmethod
+    def attach(cls, name: str, /) -> Self: ...
+    @property
+    def name(self) -> str | None: ...
     def __enter__(self) -> Self: ...
     def __exit__(
         self,
