@@ -46,4 +46,4 @@ ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 KFIFO_EXPECT_SANITIZED=1 \
 KFIFO_HYPOTHESIS_PROFILE=${KFIFO_HYPOTHESIS_PROFILE:-ci} \
-  "$PYTHON" -m pytest -q -p no:cacheprovider "$@" .
+  "$PYTHON" -m pytest -q -p no:cacheprovider "$@"
