@@ -39,6 +39,9 @@
 /* The sleep of the poll loop grows from the first to the last value. */
 #define KFIFO__POLL_FIRST_NS 16000L
 #define KFIFO__POLL_MAX_NS 1000000L
+/* Before sleeping, a waiter checks its condition this many more times,
+ * with a CPU pause between checks (see kfifo__spin()). */
+#define KFIFO__SPIN_ROUNDS 256
 #define KFIFO__NSEC 1000000000L
 
 unsigned char kfifo__membarrier_ready;
@@ -269,6 +272,46 @@ static int kfifo__sleep(struct kfifo *fifo, struct kfifo__sleeper *sl,
 	return nanosleep(&ts, NULL) != 0 && errno == EINTR ? EINTR : 0;
 }
 
+static inline void kfifo__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+/*
+ * Spin before sleeping.  In a busy stream the other side acts again within
+ * a microsecond or so (a 16-byte record takes ~0.3 us in Python, far less
+ * in C), while a sleep costs the waiter a FUTEX_WAIT, the other side a
+ * FUTEX_WAKE on every call until the waiter is counted out, and both a
+ * wake-up latency of several microseconds.  Measured with 16-byte records
+ * between two Python processes, sleeping at once delivered ~0.37 M
+ * records/s.  So the waiter checks KFIFO__SPIN_ROUNDS more times (a few
+ * microseconds: x86's pause takes 10 to 140 cycles), without announcing
+ * itself, so the other side pays nothing, and sleeps only if the
+ * condition still does not hold.  It never spins past its deadline.
+ * Returns the result when the wait is decided, 1 when it is not.
+ */
+static int kfifo__spin(struct kfifo *fifo, enum kfifo__cond cond,
+		       unsigned int n, const struct timespec *deadline)
+{
+	int i, ret;
+
+	for (i = 1; i <= KFIFO__SPIN_ROUNDS; i++) {
+		kfifo__cpu_relax();
+		ret = kfifo__decide(fifo, cond, n);
+		if (ret <= 0)
+			return ret;
+		if (deadline != NULL && i % 32 == 0 && kfifo__left(deadline) == 0)
+			return -ETIMEDOUT;
+	}
+	return 1;
+}
+
 /* The blocking part of every wait: the first check failed, timeout != 0. */
 static int kfifo__block(struct kfifo *fifo, enum kfifo__cond cond,
 			unsigned int n, long long timeout_ns)
@@ -282,6 +325,9 @@ static int kfifo__block(struct kfifo *fifo, enum kfifo__cond cond,
 
 	sl.has_deadline = timeout_ns > 0 &&
 			  kfifo__deadline(&sl.deadline, timeout_ns);
+	ret = kfifo__spin(fifo, cond, n, sl.has_deadline ? &sl.deadline : NULL);
+	if (ret <= 0)
+		return ret;
 	sl.poll_ns = KFIFO__POLL_FIRST_NS;
 	sl.futex = kfifo__announce(fifo, waiters);
 	for (;;) {
