@@ -512,3 +512,35 @@ def test_a_peer_scribbling_over_the_mapping_cannot_crash_or_hang_this_process():
     p.join(30)
     assert p.exitcode == 0 and calls > 10
     f.free()
+
+
+# ---- the resource tracker and the example ---------------------------------------------------
+
+
+def test_attach_does_not_register_with_the_resource_tracker(monkeypatch, shared):
+    """The documented way on 3.13+ (track=False), the untracked shm_open
+    before: either way, no register() (and so no unregister) call."""
+    from multiprocessing import resource_tracker
+
+    calls = []
+    monkeypatch.setattr(resource_tracker, "register", lambda *a: calls.append(("register", a)))
+    monkeypatch.setattr(resource_tracker, "unregister", lambda *a: calls.append(("unregister", a)))
+    f = shared(64)
+    assert calls and calls[0][0] == "register"  # the creator registers its block
+    calls.clear()
+    g = Kfifo.attach(f.name)
+    h = pickle.loads(pickle.dumps(f))
+    g.free()
+    h.free()
+    assert calls == []
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_the_processes_example_runs(method):
+    example = ROOT.parent / "examples" / "processes.py"
+    r = subprocess.run(
+        [sys.executable, str(example), "20000", method],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "20000 records from process" in r.stdout and r.stderr == ""
