@@ -99,7 +99,7 @@ static void hostile_child(struct arena *a, struct kfifo *h)
 		KFIFO_SHARED_OFF_DATA_WAITERS, KFIFO_SHARED_OFF_ROOM_WAITERS,
 		KFIFO_SHARED_OFF_CLOSED,       KFIFO_SHARED_OFF_SIZE,
 	};
-	unsigned char chunk[256];
+	unsigned char chunk[512];
 	unsigned int r, v, k;
 
 	rng_state ^= (unsigned long long)getpid() << 20;
