@@ -93,7 +93,9 @@ static inline unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
 	if (used - recsize < l) {
 		/* the cached @in may be behind: look again before giving up */
 		used = kfifo__len_for(fifo, out, recsize + l, sh);
-		if (used - recsize < l)
+		/* on a shared fifo @in may have moved back (a hostile peer):
+		 * then used < recsize, and used - recsize must not wrap */
+		if (used < recsize || used - recsize < l)
 			return n;
 	}
 	/* copy the record's l bytes, not the caller's n (seed bug 2) */

@@ -12,7 +12,10 @@
 #   fallback the wait tests on the sleep-poll fallback       BUILD_ROOT/c-fallback
 #            other systems use (KFIFO_WAIT_FALLBACK=ON, gcc)
 #   fuzz     libFuzzer (clang), fixed time budget            BUILD_ROOT/c-fuzz
-#   replay   the committed corpus c/fuzz/corpus through a plain gcc driver
+#            (fuzz_ops against the model, then fuzz_shared: a shared
+#            fifo whose peer scribbles over the mapping)
+#   replay   the committed corpora c/fuzz/corpus and c/fuzz/corpus_shared
+#            through a plain gcc driver
 #   install  cmake --install into a temporary prefix, then a consumer built
 #            with find_package(kfifo) and with pkg-config, and run
 #
@@ -37,7 +40,9 @@
 #                              printed in its output and in the log)
 #   KFIFO_RANDOM_SEQUENCES=<n> sequences of test_random (200; 20 under TSan)
 #   KFIFO_RANDOM_OPS=<n>       operations per sequence (10000)
-#   KFIFO_FUZZ_SECONDS=<n>     libFuzzer run time (45; the build adds ~15)
+#   KFIFO_FUZZ_SECONDS=<n>     libFuzzer run time of fuzz_ops (45; the build
+#                              adds ~15)
+#   KFIFO_FUZZ_SHARED_SECONDS=<n> libFuzzer run time of fuzz_shared (20)
 #   KFIFO_NO_INSTALL_DEPS=1    do not call scripts/install-deps.sh when clang
 #                              is missing (it only installs as root)
 #   JOBS=<n>                   parallel build/ctest jobs (nproc)
@@ -57,6 +62,7 @@ BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
 LOGS=$BUILD_ROOT/logs
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 FUZZ_SECONDS=${KFIFO_FUZZ_SECONDS:-45}
+FUZZ_SHARED_SECONDS=${KFIFO_FUZZ_SHARED_SECONDS:-20}
 export KFIFO_TEST_SEED=${KFIFO_TEST_SEED:-$(( $(date +%s) % 1000000007 + 1 ))}
 
 # have, libfuzzer_works
@@ -173,7 +179,7 @@ STAGE_CTEST_ARGS=()
 
 # ---- 5. libFuzzer, for a fixed time ---------------------------------------
 fuzz_stage() {
-  local dir=$BUILD_ROOT/c-fuzz log=$LOGS/fuzz.log t0 work runs
+  local dir=$BUILD_ROOT/c-fuzz log=$LOGS/fuzz.log t0 work runs runs_shared
   t0=$(date +%s)
   : >"$log"
   if ! libfuzzer_works; then
@@ -196,9 +202,22 @@ fuzz_stage() {
         ./c/fuzz/fuzz_ops -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 \
         -artifact_prefix="$dir/" "$work" "$ROOT/c/fuzz/corpus") >>"$log" 2>&1; then
     runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 executions in \2 s/p' "$log" | tail -n 1)
-    record fuzz PASS "fuzz_ops: ${runs:-?}, no mismatch, no sanitizer report ($(( $(date +%s) - t0 )) s total)"
   else
     record fuzz FAIL "fuzz_ops found a failing input (see $dir/crash-*), log: $log"
+    show_log_tail "$log"
+    return
+  fi
+  # The shared fifo against a peer that scribbles over the mapping.
+  work=$dir/corpus-shared-work
+  mkdir -p "$work"
+  echo "== fuzz_shared" >>"$log"
+  if (cd "$dir" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
+        ./c/fuzz/fuzz_shared -max_total_time="$FUZZ_SHARED_SECONDS" -print_final_stats=1 \
+        -artifact_prefix="$dir/shared-" "$work" "$ROOT/c/fuzz/corpus_shared") >>"$log" 2>&1; then
+    runs_shared=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 executions in \2 s/p' "$log" | tail -n 1)
+    record fuzz PASS "fuzz_ops: ${runs:-?}, no mismatch; fuzz_shared: ${runs_shared:-?}, bounds kept; no sanitizer report ($(( $(date +%s) - t0 )) s total)"
+  else
+    record fuzz FAIL "fuzz_shared found a failing input (see $dir/shared-crash-*), log: $log"
     show_log_tail "$log"
   fi
 }
@@ -211,9 +230,10 @@ replay_stage() {
     record replay FAIL "no gcc build of fuzz_replay (see the gcc stage)"
     return
   fi
-  if ctest --test-dir "$BUILD_ROOT/c-gcc" -R '^fuzz_corpus_replay$' -V >"$log" 2>&1; then
-    out=$(grep -o 'fuzz_replay: [0-9]* inputs, [0-9]* bytes' "$log" | tail -n 1)
-    record replay PASS "${out:-fuzz_replay passed} (gcc, ctest fuzz_corpus_replay)"
+  if ctest --test-dir "$BUILD_ROOT/c-gcc" -R '^fuzz_(shared_)?corpus_replay$' -V >"$log" 2>&1 &&
+     [[ $(grep -c 'fuzz_replay: [0-9]* inputs' "$log") == 2 ]]; then
+    out=$(grep -o 'fuzz_replay: [0-9]* inputs, [0-9]* bytes' "$log" | paste -sd ';' -)
+    record replay PASS "${out:-fuzz_replay passed} (gcc, ctest fuzz_corpus_replay, fuzz_shared_corpus_replay)"
   else
     record replay FAIL "corpus replay failed, log: $log"
     show_log_tail "$log"
