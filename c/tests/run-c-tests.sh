@@ -171,8 +171,8 @@ ctest_stage tsan "$BUILD_ROOT/c-tsan" \
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   -- -DCMAKE_C_COMPILER=gcc "${WERROR[@]}" -DKFIFO_TSAN=ON
 
-# ---- 4. the waits on the portable sleep-poll fallback --------------------
-STAGE_CTEST_ARGS=(-R '^test_wait')
+# ---- 4. the waits (and shared fifos) on the portable sleep-poll fallback -
+STAGE_CTEST_ARGS=(-R '^test_(wait|shared)')
 ctest_stage fallback "$BUILD_ROOT/c-fallback" -- -DCMAKE_C_COMPILER=gcc \
   "${WERROR[@]}" -DKFIFO_WAIT_FALLBACK=ON
 STAGE_CTEST_ARGS=()
