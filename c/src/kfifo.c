@@ -154,6 +154,10 @@ static inline unsigned int kfifo__in_impl(struct kfifo *fifo,
 	return n;
 }
 
+KFIFO__SHARED_INSTANCE(unsigned int, kfifo__in_impl,
+		       (struct kfifo *fifo, const void *from, unsigned int n),
+		       fifo, from, n)
+
 unsigned int kfifo_in(struct kfifo *fifo, const void *from, unsigned int n)
 {
 	return KFIFO__BY_KIND(fifo, kfifo__in_impl, fifo, from, n);
@@ -173,6 +177,10 @@ static inline unsigned int kfifo__out_impl(struct kfifo *fifo, void *to,
 	kfifo__publish_out(fifo, out + n, sh);
 	return n;
 }
+
+KFIFO__SHARED_INSTANCE(unsigned int, kfifo__out_impl,
+		       (struct kfifo *fifo, void *to, unsigned int n), fifo, to,
+		       n)
 
 unsigned int kfifo_out(struct kfifo *fifo, void *to, unsigned int n)
 {

@@ -105,6 +105,15 @@ static inline unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
 	return 0;
 }
 
+KFIFO__SHARED_INSTANCE(unsigned int, kfifo__in_rec_impl,
+		       (struct kfifo *fifo, const void *from, unsigned int n,
+			unsigned int recsize),
+		       fifo, from, n, recsize)
+KFIFO__SHARED_INSTANCE(unsigned int, kfifo__out_rec_impl,
+		       (struct kfifo *fifo, void *to, unsigned int n,
+			unsigned int recsize, unsigned int *total),
+		       fifo, to, n, recsize, total)
+
 unsigned int kfifo__peek_rec_generic(struct kfifo *fifo, unsigned int recsize)
 {
 	unsigned int out, in;

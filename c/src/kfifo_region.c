@@ -101,6 +101,19 @@ static inline unsigned int kfifo__out_finish(struct kfifo *fifo,
 	return n;
 }
 
+KFIFO__SHARED_INSTANCE(unsigned int, kfifo__in_prepare,
+		       (struct kfifo *fifo, struct kfifo_region r[2],
+			unsigned int n),
+		       fifo, r, n)
+KFIFO__SHARED_INSTANCE(unsigned int, kfifo__in_finish,
+		       (struct kfifo *fifo, unsigned int n), fifo, n)
+KFIFO__SHARED_INSTANCE(unsigned int, kfifo__out_prepare,
+		       (struct kfifo *fifo, struct kfifo_region r[2],
+			unsigned int n),
+		       fifo, r, n)
+KFIFO__SHARED_INSTANCE(unsigned int, kfifo__out_finish,
+		       (struct kfifo *fifo, unsigned int n), fifo, n)
+
 unsigned int kfifo_in_prepare(struct kfifo *fifo, struct kfifo_region r[2],
 			      unsigned int n)
 {
