@@ -1651,7 +1651,20 @@ PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
 	if (kf_deadline(timeout, "get_rec", &deadline) < 0 ||
 	    kf_rec_waitable(recsize, "get_rec") < 0)
 		return NULL;
+	/*
+	 * Take first, wait only when that finds no whole record: the take
+	 * reads the producer's index only when its cached copy shows too
+	 * little data, where a wait's check reads it every time, and with a
+	 * producer in another process every such read moves a cache line
+	 * (and a wait costs a GIL release and a second header read).
+	 */
 	for (;;) {
+		data = kf_take(kf_out_rec_common(k, KF_OUT_REC, "get_rec",
+						 recsize == 1 ? 0xffu : 0xffffu,
+						 recsize), &ret);
+		if (data == NULL || ret == 0)
+			return data;
+		Py_DECREF(data);	/* none yet, or another consumer was first */
 		w = kf_wait(k, "get_rec", KF_WAIT_REC, recsize, deadline);
 		if (w == KF_WAIT_ERROR)
 			return NULL;
@@ -1659,12 +1672,6 @@ PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
 			Py_RETURN_NONE;
 		if (w != 0)
 			return kf_timeout_error("get_rec");
-		data = kf_take(kf_out_rec_common(k, KF_OUT_REC, "get_rec",
-						 recsize == 1 ? 0xffu : 0xffffu,
-						 recsize), &ret);
-		if (data == NULL || ret == 0)
-			return data;
-		Py_DECREF(data);	/* another consumer thread was first */
 	}
 }
 
