@@ -52,6 +52,7 @@ import time
 import zlib
 
 import kfifo
+from kfifo._bench import machine_line  # the same machine line as python -m kfifo bench
 
 FIFO = 1 << 20
 REC = 16
@@ -352,19 +353,6 @@ def dist_version(name):
         return version(name)
     except Exception:  # noqa: BLE001
         return "?"
-
-
-def machine_line():
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
 
 
 def main(argv=None):

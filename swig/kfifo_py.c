@@ -2049,6 +2049,8 @@ PyDoc_STRVAR(kf_kfifo_doc,
 "    and never waits past its timeout. The process that made the fifo\n"
 "    unlinks the block at ``free()`` or at exit; other handles never do.\n"
 "    ``free()`` of one handle does not close the fifo for the others.\n"
+"    A ``SpinLock`` is memory of this process: ``in_locked`` and\n"
+"    ``out_locked`` serialise this process's threads only.\n"
 "\n"
 "Give either ``size`` or ``buffer``.\n"
 "\n"

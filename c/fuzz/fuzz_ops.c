@@ -25,29 +25,9 @@
 
 #include "kfifo_model.h"
 
+#include "fuzz_reader.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-struct reader {
-	const uint8_t *p;
-	size_t left;
-};
-
-static unsigned int get8(struct reader *r)
-{
-	if (r->left == 0)
-		return 0;
-	r->left--;
-	return *r->p++;
-}
-
-static unsigned int get32(struct reader *r)
-{
-	unsigned int v = get8(r);
-
-	v |= get8(r) << 8;
-	v |= get8(r) << 16;
-	return v | get8(r) << 24;
-}
 
 static unsigned int decode_size(struct reader *r)
 {
