@@ -292,10 +292,11 @@ static inline void kfifo__cpu_relax(void)
  * FUTEX_WAKE on every call until the waiter is counted out, and both a
  * wake-up latency of several microseconds.  Measured with 16-byte records
  * between two Python processes, sleeping at once delivered ~0.37 M
- * records/s.  So the waiter checks KFIFO__SPIN_ROUNDS more times (a few
- * microseconds: x86's pause takes 10 to 140 cycles), without announcing
- * itself, so the other side pays nothing, and sleeps only if the
- * condition still does not hold.  It never spins past its deadline.
+ * records/s.  So the waiter spins for KFIFO__SPIN_ROUNDS CPU pauses (tens
+ * of microseconds at most: x86's pause takes 10 to 140 cycles), checking
+ * its condition after 1, 2, 4 ... 32 of them, without announcing itself,
+ * so the other side pays nothing, and sleeps only if the condition still
+ * does not hold.  It never spins past its deadline.
  * Returns the result when the wait is decided, 1 when it is not.
  */
 static int kfifo__spin(struct kfifo *fifo, enum kfifo__cond cond,
@@ -316,8 +317,12 @@ static int kfifo__spin(struct kfifo *fifo, enum kfifo__cond cond,
 		ret = kfifo__decide(fifo, cond, want);
 		if (ret <= 0)
 			return ret;
-		if (deadline != NULL && kfifo__left(deadline) == 0)
-			return -ETIMEDOUT;
+		if (deadline != NULL && kfifo__left(deadline) == 0) {
+			/* the exact condition, not the producer's quarter,
+			 * decides against the timeout */
+			ret = want == n ? 1 : kfifo__decide(fifo, cond, n);
+			return ret <= 0 ? ret : -ETIMEDOUT;
+		}
 		/* back off: each check pulls the other side's cache line away */
 		if (pauses < KFIFO__SPIN_MAX_PAUSES)
 			pauses *= 2;

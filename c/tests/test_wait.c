@@ -754,6 +754,32 @@ static void test_fenced_path_wakes_too(void)
 	kfifo__membarrier_ready = saved;
 }
 
+/*
+ * A producer facing a full fifo spins for a quarter of it free, but its own
+ * condition decides: one free byte, freed while it spins or sleeps, ends a
+ * wait for one byte, never a timeout.
+ */
+static void test_room_for_n_ends_the_wait_without_a_quarter_free(void)
+{
+	struct kt_waiter w;
+	struct kfifo f;
+	unsigned int round;
+
+	for (round = 0; round < 50; round++) {
+		th_context("round %u", round);
+		KT_MAKE(&f, 4096, UINT_MAX - 7);
+		CHECK_UINT(kfifo_in(&f, src, 4096), 4096); /* full */
+		kt_waiter_start(&w, &f, KT_AVAIL, 1, 2000000000LL);
+		if (round % 2)
+			kt_sleep_ns(round * 1000LL); /* within the spin, or after */
+		CHECK_UINT(kfifo_out(&f, dst, 1), 1);
+		CHECK_INT(kt_waiter_join(&w), 0);
+		CHECK_UINT(kfifo_avail(&f), 1);
+		CHECK_NO_WAITERS(&f);
+		kfifo_free(&f);
+	}
+}
+
 int main(void)
 {
 	unsigned int i;
@@ -781,6 +807,7 @@ int main(void)
 	RUN_TEST(test_record_waits_at_the_header_limits);
 	RUN_TEST(test_every_kind_of_fifo_supports_waiting);
 	RUN_TEST(test_fenced_path_wakes_too);
+	RUN_TEST(test_room_for_n_ends_the_wait_without_a_quarter_free);
 	alarm(0);
 	return th_finish("test_wait");
 }
