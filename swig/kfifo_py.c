@@ -605,6 +605,15 @@ static PyObject *kf_take_block(kfpy_kfifo *k, long *owner)
 	return block;
 }
 
+/* Take @k's block (if any) and drop it quietly (constructor failure, GC). */
+static void kf_drop_own_block_quietly(kfpy_kfifo *k)
+{
+	long owner;
+	PyObject *block = kf_take_block(k, &owner);
+
+	kf_drop_block_quietly(block, owner);
+}
+
 /*
  * At exit with a daemon thread in flight: leave the state and the buffer
  * export to it, for ever (see the top of the file).
@@ -868,12 +877,7 @@ fail:
 	kfifo_free(&k->st->fifo);
 	kf_state_delete(k->st);
 	k->st = NULL;
-	if (k->block != NULL) {
-		long owner;
-		PyObject *block = kf_take_block(k, &owner);
-
-		kf_drop_block_quietly(block, owner);
-	}
+	kf_drop_own_block_quietly(k);
 	return -1;
 }
 
@@ -909,13 +913,9 @@ static int kf_tp_clear(PyObject *self)
 		return 0;
 	}
 	if (!k->freed) {
-		long owner;
-		PyObject *block;
-
 		if (kf_release_memory(k, &view))
 			PyBuffer_Release(&view);
-		block = kf_take_block(k, &owner);
-		kf_drop_block_quietly(block, owner);
+		kf_drop_own_block_quietly(k);
 	}
 	return 0;
 }

@@ -544,3 +544,69 @@ def test_the_processes_example_runs(method):
     )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "20000 records from process" in r.stdout and r.stderr == ""
+
+
+# ---- hostile use of the new calls ------------------------------------------------------------
+
+
+def test_a_shared_fifo_in_a_reference_cycle_is_collected_and_unlinked():
+    import gc
+
+    class Sub(Kfifo):
+        pass
+
+    f = Sub(64, shared=True)
+    name = f.name
+    f.me = f  # a cycle through the instance dict
+    del f
+    gc.collect()
+    assert not block_exists(name)
+
+
+def test_attach_on_a_subclass_makes_the_subclass(shared):
+    class Sub(Kfifo):
+        pass
+
+    f = shared(64)
+    g = Sub.attach(f.name)
+    assert type(g) is Sub
+    f.in_(b"sub")
+    assert g.out(3) == b"sub"
+    g.free()
+
+
+def test_ctrl_c_interrupts_a_wait_on_a_shared_fifo():
+    f = Kfifo(64, shared=True)
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        f.get(1, timeout=30)
+    assert time.monotonic() - start < 5
+    timer.join()
+    f.free()
+
+
+def test_exit_with_daemon_threads_waiting_on_shared_fifos():
+    """Daemon threads asleep in get()/put() on the creator's handle and on
+    an attached one when the interpreter exits: no hang, no crash, no
+    block left, nothing on stderr."""
+    r = run_script(
+        """
+        import threading, time
+        from kfifo import Kfifo
+        f = Kfifo(16, shared=True)
+        g = Kfifo.attach(f.name)
+        g.in_(bytes(16))
+        threading.Thread(target=f.put, args=(b"x",), daemon=True).start()
+        h = Kfifo(16, shared=True)
+        threading.Thread(target=h.get, args=(1,), daemon=True).start()
+        time.sleep(0.3)
+        print(f.name, h.name)
+        """,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    for name in r.stdout.split():
+        assert not block_exists(name)

@@ -165,9 +165,8 @@ static inline unsigned int kfifo__snapshot_raw(struct kfifo *fifo)
 
 static inline unsigned int kfifo__snapshot_len(struct kfifo *fifo)
 {
-	unsigned int len = kfifo__snapshot_raw(fifo);
-
-	return len <= fifo->size ? len : fifo->size;
+	/* (in, out) = (raw level, 0): the clamp of kfifo__used() */
+	return kfifo__used(fifo, kfifo__snapshot_raw(fifo), 0);
 }
 
 /* ---- waiting: the publishers' half (the waiters' is kfifo_wait.c) -----
