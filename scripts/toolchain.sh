@@ -21,3 +21,16 @@ libfuzzer_works() {
   rm -rf "$dir"
   return $rc
 }
+
+# m32_works: gcc can build and link a threaded 32-bit x86 program
+# (Debian: gcc-multilib).
+m32_works() {
+  local dir rc
+  [[ $(uname -m) == x86_64 ]] && have gcc || return 1
+  dir=$(mktemp -d) || return 1
+  printf '%s\n' '#include <pthread.h>' 'int main(void) { return (int)sizeof(pthread_t) == 0; }' >"$dir/m.c"
+  gcc -m32 -pthread "$dir/m.c" -o "$dir/m" >/dev/null 2>&1 && "$dir/m"
+  rc=$?
+  rm -rf "$dir"
+  return $rc
+}

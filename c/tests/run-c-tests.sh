@@ -4,8 +4,14 @@
 # run-c-tests.sh - every test of the C core, one stage at a time, each in a
 # build directory of its own under BUILD_ROOT (default ./build):
 #
-#   gcc      -Werror build with gcc, ctest                   BUILD_ROOT/c-gcc
-#   clang    -Werror build with clang, ctest (if clang)      BUILD_ROOT/c-clang
+#   gcc      gcc, RelWithDebInfo, ctest                      BUILD_ROOT/c-gcc
+#   clang    clang, RelWithDebInfo, ctest (if clang)         BUILD_ROOT/c-clang
+#   gcc-debug, gcc-release, clang-debug, clang-release
+#            the other build types (Release is -O3), with
+#            shorter stress runs; the *-release of gcc and
+#            the -debug of clang build libkfifo.so
+#            (BUILD_SHARED_LIBS=ON)                          BUILD_ROOT/c-<stage>
+#   m32      i686 (-m32, gcc-multilib), ctest, shorter       BUILD_ROOT/c-m32
 #   asan     AddressSanitizer + UBSan (gcc), Debug build    BUILD_ROOT/c-asan
 #            (the library asserts kfifo_valid() after every index store)
 #   tsan     ThreadSanitizer (gcc), ctest, shorter stress    BUILD_ROOT/c-tsan
@@ -16,8 +22,14 @@
 #            fifo whose peer scribbles over the mapping)
 #   replay   the committed corpora c/fuzz/corpus and c/fuzz/corpus_shared
 #            through a plain gcc driver
-#   install  cmake --install into a temporary prefix, then a consumer built
-#            with find_package(kfifo) and with pkg-config, and run
+#   install  c/tests/install/check.sh: cmake --install of the static
+#            (gcc) and the shared (gcc-release) build into prefixes of
+#            their own, consumers built with find_package(kfifo) and with
+#            pkg-config, and run; libkfifo.so's SONAME and exports; the
+#            project vendored with add_subdirectory() by a parent
+#
+# Every build here is configured with -DKFIFO_WERROR=ON: warnings are
+# errors for us, never for users.
 #
 # It prints one summary line per stage, goes on after a failure (printing
 # the end of that stage's log), and exits non-zero if any stage failed.
@@ -44,7 +56,11 @@
 #                              adds ~15)
 #   KFIFO_FUZZ_SHARED_SECONDS=<n> libFuzzer run time of fuzz_shared (20)
 #   KFIFO_NO_INSTALL_DEPS=1    do not call scripts/install-deps.sh when clang
-#                              is missing (it only installs as root)
+#                              or the 32-bit libraries are missing (it says
+#                              what it is about to apt-get install, and only
+#                              installs as root)
+#   KFIFO_MATRIX=0             skip the gcc-debug ... clang-release and m32
+#                              stages
 #   JOBS=<n>                   parallel build/ctest jobs (nproc)
 set -uo pipefail
 
@@ -135,11 +151,14 @@ tsan_runs() { "$1/c/tests/test_harness_selftest" >/dev/null 2>&1; }
 
 echo "run-c-tests: sources $ROOT, builds in $BUILD_ROOT, $JOBS jobs, KFIFO_TEST_SEED=$KFIFO_TEST_SEED"
 
-if ! have clang && [[ -z ${KFIFO_NO_INSTALL_DEPS:-} ]]; then
+if { ! have clang || ! m32_works; } && [[ -z ${KFIFO_NO_INSTALL_DEPS:-} ]]; then
   bash "$ROOT/scripts/install-deps.sh" 2>&1 | tee "$LOGS/install-deps.log" | grep '^install-deps'
 fi
 
-WERROR=(-DCMAKE_COMPILE_WARNING_AS_ERROR=ON)
+WERROR=(-DKFIFO_WERROR=ON)
+# The extra build types and -m32 run every test, with shorter stress runs.
+SHORT=(KFIFO_STRESS_BYTES=2e6 KFIFO_WAIT_STRESS_BYTES=3e5 KFIFO_WAIT_PINGPONG=1e4
+       KFIFO_RANDOM_SEQUENCES=20)
 # The Python binding's own C (swig/kfifo_py.c) is built with -Werror by the
 # gcc and clang stages; its sanitizer run is the Python tests under ASan
 # (scripts/test-binding-asan.sh, called by run-tests).
@@ -157,6 +176,34 @@ if have clang; then
     "${WERROR[@]}" "${PYBIND[@]}" $(have clang++ && echo -DCMAKE_CXX_COMPILER=clang++)
 else
   record clang SKIP "clang not found (scripts/install-deps.sh installs it as root)"
+fi
+
+# ---- 1b. the other build types, shared and static, and i686 --------------
+# configure_build's RelWithDebInfo is overridden by the later -D.
+if [[ ${KFIFO_MATRIX:-1} != 0 ]]; then
+  for cc in gcc clang; do
+    for bt in Debug Release; do
+      stage=$cc-${bt,,}
+      if ! have $cc; then
+        record "$stage" SKIP "$cc not found"
+        continue
+      fi
+      shared=OFF
+      [[ $stage == gcc-release || $stage == clang-debug ]] && shared=ON
+      cxx=g++
+      [[ $cc == clang ]] && cxx=clang++
+      ctest_stage "$stage" "$BUILD_ROOT/c-$stage" "${SHORT[@]}" -- \
+        -DCMAKE_C_COMPILER=$cc "${WERROR[@]}" -DCMAKE_BUILD_TYPE=$bt \
+        -DBUILD_SHARED_LIBS=$shared $(have $cxx && echo -DCMAKE_CXX_COMPILER=$cxx)
+    done
+  done
+  if m32_works; then
+    ctest_stage m32 "$BUILD_ROOT/c-m32" "${SHORT[@]}" -- -DCMAKE_C_COMPILER=gcc \
+      "${WERROR[@]}" -DCMAKE_C_FLAGS=-m32 -DCMAKE_CXX_FLAGS=-m32 \
+      $(have g++ && echo -DCMAKE_CXX_COMPILER=g++)
+  else
+    record m32 SKIP "gcc -m32 cannot link (as root: scripts/install-deps.sh installs gcc-multilib)"
+  fi
 fi
 
 # ---- 2. AddressSanitizer + UndefinedBehaviorSanitizer ---------------------
@@ -241,50 +288,29 @@ replay_stage() {
 }
 replay_stage
 
-# ---- 7. install, then consume with find_package and with pkg-config ------
+# ---- 7. install, then consume: static and shared, and add_subdirectory ----
 install_stage() {
-  local log=$LOGS/install.log prefix=$BUILD_ROOT/install/prefix
-  local cdir=$BUILD_ROOT/install/consumer-cmake pcdir flags t0
+  local log=$LOGS/install.log shared=$BUILD_ROOT/c-gcc-release t0
   t0=$(date +%s)
   : >"$log"
-  rm -rf "$BUILD_ROOT/install"
-  if ! cmake --install "$BUILD_ROOT/c-gcc" --prefix "$prefix" >>"$log" 2>&1; then
-    record install FAIL "cmake --install failed, log: $log"
-    show_log_tail "$log"
-    return
-  fi
-  if ! { cmake -S "$ROOT/c/tests/install" -B "$cdir" -DCMAKE_C_COMPILER=gcc \
-           -DCMAKE_PREFIX_PATH="$prefix" >>"$log" 2>&1 &&
-         cmake --build "$cdir" >>"$log" 2>&1 &&
-         "$cdir/consumer" >>"$log" 2>&1; }; then
-    record install FAIL "find_package(kfifo) consumer failed, log: $log"
-    show_log_tail "$log"
-    return
-  fi
   if ! have pkg-config; then
-    record install FAIL "find_package consumer ok, but pkg-config is missing (scripts/install-deps.sh)"
+    record install FAIL "pkg-config is missing (scripts/install-deps.sh)"
     return
   fi
-  pcdir=$(dirname "$(find "$prefix" -name kfifo.pc | head -n 1)")
-  if ! flags=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs kfifo 2>>"$log"); then
-    record install FAIL "pkg-config --cflags --libs kfifo failed, log: $log"
-    show_log_tail "$log"
-    return
+  if ! compgen -G "$shared/libkfifo.so*" >/dev/null; then
+    shared=$BUILD_ROOT/c-shared
+    if ! configure_build "$shared" "$log" -DCMAKE_C_COMPILER=gcc "${WERROR[@]}" \
+         -DBUILD_SHARED_LIBS=ON -DKFIFO_BUILD_TESTS=OFF; then
+      record install FAIL "shared build failed, log: $log"
+      show_log_tail "$log"
+      return
+    fi
   fi
-  echo "pkg-config --cflags --libs kfifo: $flags" >>"$log"
-  local pc_prefix
-  pc_prefix=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=prefix kfifo 2>/dev/null)
-  if [[ $(cd "$pc_prefix" 2>/dev/null && pwd -P) != "$(cd "$prefix" && pwd -P)" ]]; then
-    record install FAIL "find_package consumer ok; but the installed kfifo.pc says prefix=$pc_prefix, not the install prefix $prefix (the .pc is configured with CMAKE_INSTALL_PREFIX at configure time; cmake --install --prefix does not reach it), log: $log"
-    return
-  fi
-  # shellcheck disable=SC2086 # the flags are meant to split
-  if gcc -std=c11 -Wall -Wextra -Wpedantic -Werror "$ROOT/c/tests/install/consumer.c" \
-       $flags -o "$BUILD_ROOT/install/consumer-pc" >>"$log" 2>&1 &&
-     "$BUILD_ROOT/install/consumer-pc" >>"$log" 2>&1; then
-    record install PASS "find_package(kfifo) + kfifo::kfifo and pkg-config ($flags) consumers built and ran ($(( $(date +%s) - t0 )) s)"
+  if bash "$ROOT/c/tests/install/check.sh" "$BUILD_ROOT/c-gcc" "$shared" \
+       "$BUILD_ROOT/install" >>"$log" 2>&1; then
+    record install PASS "$(sed -n 's/^install-check: ok: //p' "$log") ($(( $(date +%s) - t0 )) s)"
   else
-    record install FAIL "pkg-config consumer failed, log: $log"
+    record install FAIL "$(grep '^install-check: FAIL' "$log" | tail -n 1), log: $log"
     show_log_tail "$log"
   fi
 }
