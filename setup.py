@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""Build of the ``kfifo`` Python package.
+"""Build of the ``kfifo`` Python package (setuptools; metadata in pyproject.toml).
 
-``build_ext`` does three things, in order, all inside ``build_temp`` (the
-source tree is never written to):
+Nothing is written into the source tree: setuptools' ``build/`` and
+``kfifo.egg-info`` go to a directory of their own under the system's
+temporary directory (one per source tree, so rebuilds are incremental), or
+to ``$KFIFO_BUILD_BASE``.  ``build_ext`` does three things there, in order:
 
 1. runs CMake on the project's own top-level ``CMakeLists.txt`` to build
    ``libkfifo.a`` and the binding's own C, ``libkfifo_py.a`` (from
@@ -25,12 +27,14 @@ CMake and ``kfifo.__version__`` also use.
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -49,6 +53,16 @@ def read_version() -> str:
             raise RuntimeError("KFIFO_VERSION_%s not found in %s" % (part, HEADER))
         parts.append(m.group(1))
     return ".".join(parts)
+
+
+def build_base() -> str:
+    base = os.environ.get("KFIFO_BUILD_BASE")
+    if not base:
+        tree = hashlib.sha1(HERE.encode()).hexdigest()[:12]
+        base = os.path.join(tempfile.gettempdir(), "kfifo-build-" + tree)
+    base = os.path.abspath(base)
+    os.makedirs(base, exist_ok=True)  # egg_info wants it to exist
+    return base
 
 
 def _cmake_command() -> list[str]:
@@ -107,7 +121,9 @@ class CMakeSwigBuildExt(build_ext):
             + [
                 "-S", HERE,
                 "-B", build_dir,
-                "-DBUILD_TESTING=OFF",
+                "-DKFIFO_BUILD_TESTS=OFF",
+                "-DKFIFO_INSTALL=OFF",
+                "-DBUILD_SHARED_LIBS=OFF",
                 "-DCMAKE_BUILD_TYPE=Release",
                 "-DCMAKE_POSITION_INDEPENDENT_CODE=ON",
                 "-DKFIFO_PYTHON=ON",
@@ -189,4 +205,5 @@ setup(
         )
     ],
     cmdclass={"build_ext": CMakeSwigBuildExt},
+    options={"build": {"build_base": build_base()}, "egg_info": {"egg_base": build_base()}},
 )

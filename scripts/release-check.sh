@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# release-check.sh - what a release publishes, built and tested the way a
+# user or a packager meets it (the same steps as the release workflow,
+# .github/workflows/release.yml, whose wheels cibuildwheel builds):
+#
+#   1. `python -m build --sdist`, then `twine check`;
+#   2. the sdist unpacked in a temporary directory outside the tree; from
+#      it alone, for every CPython the metadata claims, a wheel
+#      (`pip wheel`, build isolation), `check-wheel-contents`,
+#      `twine check`, and `auditwheel repair` to the release's baseline
+#      (manylinux_2_28, see pyproject.toml);
+#   3. the whole pytest suite (the unpacked sdist's tests/, run from
+#      there) in a fresh virtual environment against the wheel as built,
+#      and again against the repaired wheel; the other Pythons run a quick
+#      subset against their repaired wheels;
+#   4. the unpacked sdist as a C project, with the README's commands:
+#      cmake -S . -B build -DCMAKE_BUILD_TYPE=Release, build, ctest
+#      (shorter stress runs).
+#
+# Usage: scripts/release-check.sh [BUILD_ROOT]
+#
+# Environment:
+#   PYTHON               the Python of a virtual environment; the tools of
+#                        scripts/requirements-release.txt are installed
+#                        into it (default: python3, which must be a venv's)
+#   KFIFO_RELEASE_PYTHONS  the other interpreters to build and test
+#                        (default: every /root/.pyenv/versions/3.X*/bin/python
+#                        and python3.X on PATH for the 3.X the metadata
+#                        claims; missing ones are reported, not fatal)
+#   KFIFO_KEEP_RELEASE=1 keep the temporary directory
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PYTHON=${PYTHON:-python3}
+BUILD_ROOT=${1:-$ROOT/build}
+mkdir -p "$BUILD_ROOT/logs"
+LOGS=$(cd "$BUILD_ROOT/logs" && pwd)
+PLAT=manylinux_2_28_$(uname -m)
+QUICK=(test_kfifo_api.py test_shared.py test_model.py)
+SHORT=(KFIFO_STRESS_BYTES=2e6 KFIFO_WAIT_STRESS_BYTES=3e5 KFIFO_WAIT_PINGPONG=1e4
+       KFIFO_RANDOM_SEQUENCES=20)
+export KFIFO_HYPOTHESIS_PROFILE=${KFIFO_HYPOTHESIS_PROFILE:-ci}
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+say() { echo "release-check: $*"; }
+die() { say "FAIL: $*"; exit 1; }
+# step LOG CMD...: run CMD with its output in LOG; on failure show its end
+step() {
+  local log=$LOGS/release-$1.log
+  shift
+  if ! "$@" >"$log" 2>&1; then
+    tail -n 60 "$log"
+    die "$* (log: $log)"
+  fi
+}
+
+"$PYTHON" -c 'import sys; sys.exit(sys.prefix == sys.base_prefix)' ||
+  die "$PYTHON is not a virtual environment's Python (run-tests makes one)"
+step tools "$PYTHON" -m pip install -r "$ROOT/scripts/requirements-release.txt"
+tools=$(dirname "$("$PYTHON" -c 'import sys; print(sys.executable)')")
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/kfifo-release.XXXXXX")
+if [[ -z ${KFIFO_KEEP_RELEASE:-} ]]; then trap 'rm -rf "$TMP"' EXIT; fi
+say "work directory $TMP"
+
+# 1. the sdist
+step sdist "$PYTHON" -m build --sdist --outdir "$TMP/dist" "$ROOT"
+sdist=$(ls "$TMP"/dist/kfifo-*.tar.gz)
+step twine-sdist "$tools/twine" check --strict "$sdist"
+mkdir "$TMP/src"
+tar -xzf "$sdist" -C "$TMP/src"
+src=$(ls -d "$TMP"/src/kfifo-*)
+say "sdist $(basename "$sdist"): $(tar -tzf "$sdist" | grep -vc '/$') files, twine check passed"
+
+# the CPythons the metadata claims, from its classifiers
+claimed=$(sed -n 's/^Classifier: Programming Language :: Python :: \(3\.[0-9]*\)$/\1/p' "$src/PKG-INFO")
+main_ver=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+grep -qx "$main_ver" <<<"$claimed" || die "the metadata does not claim Python $main_ver"
+declare -A interp=([$main_ver]=$PYTHON)
+for v in $claimed; do
+  [[ -n ${interp[$v]:-} ]] && continue
+  for cand in ${KFIFO_RELEASE_PYTHONS:-/root/.pyenv/versions/$v*/bin/python python$v}; do
+    if command -v "$cand" >/dev/null 2>&1 &&
+       [[ $("$cand" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) == "$v" ]]; then
+      interp[$v]=$cand
+      break
+    fi
+  done
+done
+
+# 2 and 3: a wheel per Python, built from the unpacked sdist alone
+results=()
+missing=()
+for v in $claimed; do
+  py=${interp[$v]:-}
+  if [[ -z $py ]]; then
+    missing+=("$v")
+    continue
+  fi
+  t0=$(date +%s)
+  venv=$TMP/venv-$v
+  step "venv-$v" "$py" -m venv "$venv"
+  # the wheel: pip's build isolation gets setuptools, SWIG and CMake from
+  # the index, as a user's `pip install kfifo-X.tar.gz` does
+  step "wheel-$v" "$venv/bin/python" -m pip wheel --no-deps --wheel-dir "$TMP/wheels-$v" "$src"
+  whl=$(ls "$TMP"/wheels-$v/kfifo-*.whl)
+  step "check-wheel-$v" "$tools/check-wheel-contents" "$whl"
+  step "twine-wheel-$v" "$tools/twine" check --strict "$whl"
+  step "auditwheel-$v" "$tools/auditwheel" repair --plat "$PLAT" --wheel-dir "$TMP/repaired-$v" "$whl"
+  fixed=$(ls "$TMP"/repaired-$v/kfifo-*.whl)
+  if [[ $v == "$main_ver" ]]; then
+    "$tools/auditwheel" show "$whl" >"$LOGS/release-auditwheel-show.log" 2>&1 || true
+    say "auditwheel show: $(tr '\n' ' ' <"$LOGS/release-auditwheel-show.log" | grep -o 'consistent with the following platform tag: "[^"]*"')"
+    # the wheel as built, then the repaired one, each in a fresh venv
+    step "install-$v" "$venv/bin/python" -m pip install "$whl[test]"
+    step "pytest-$v" env -C "$src/tests" "$venv/bin/python" -m pytest -q -p no:cacheprovider
+    n_raw=$(grep -Eo '[0-9]+ passed' "$LOGS/release-pytest-$v.log" | tail -n 1)
+    step "venv-$v-repaired" "$py" -m venv "$venv-repaired"
+    step "install-$v-repaired" "$venv-repaired/bin/python" -m pip install "$fixed[test]"
+    step "pytest-$v-repaired" env -C "$src/tests" "$venv-repaired/bin/python" -m pytest -q -p no:cacheprovider
+    n_fixed=$(grep -Eo '[0-9]+ passed' "$LOGS/release-pytest-$v-repaired.log" | tail -n 1)
+    results+=("$v: $(basename "$fixed"): whole suite, built $n_raw, repaired $n_fixed ($(( $(date +%s) - t0 )) s)")
+  else
+    step "install-$v" "$venv/bin/python" -m pip install "$fixed[test]"
+    step "pytest-$v" env -C "$src/tests" "$venv/bin/python" -m pytest -q -p no:cacheprovider "${QUICK[@]}"
+    n=$(grep -Eo '[0-9]+ passed' "$LOGS/release-pytest-$v.log" | tail -n 1)
+    results+=("$v: $(basename "$fixed"): quick subset, $n ($(( $(date +%s) - t0 )) s)")
+  fi
+  # installed, not imported from a source tree
+  "$venv/bin/python" -c 'import kfifo, sys; sys.exit(not kfifo.__file__.startswith(sys.prefix))' ||
+    die "Python $v imported kfifo from outside its venv"
+  say "${results[-1]}"
+done
+
+# 4. the sdist as a C project, the README's commands as written
+t0=$(date +%s)
+step c-configure cmake -S "$src" -B "$TMP/c-build" -DCMAKE_BUILD_TYPE=Release
+step c-build cmake --build "$TMP/c-build" -j "${JOBS:-2}"
+step c-ctest env "${SHORT[@]}" ctest --test-dir "$TMP/c-build" -j "${JOBS:-2}" --output-on-failure
+c_line="$(grep -E 'tests passed' "$LOGS/release-c-ctest.log" | tail -n 1) ($(( $(date +%s) - t0 )) s)"
+say "sdist as a C project (Release, no -Werror): $c_line"
+
+echo "==== release check: sdist $(basename "$sdist") ===="
+printf '%s\n' "${results[@]}"
+echo "C from the sdist: $c_line"
+if ((${#missing[@]})); then
+  echo "not tested, no interpreter found: Python ${missing[*]}"
+fi
