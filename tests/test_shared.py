@@ -282,6 +282,8 @@ EXIT_SCRIPT = """
             got = results.get(timeout=60)
             p.join(60)
             assert p.exitcode == 0 and got[1] == b"hello", (p.exitcode, got)
+            fifos.close()  # and join its feeder thread: fork() below needs
+            fifos.join_thread()  # one thread (3.12+ warns otherwise)
             # the children exited normally: the block is still there
             assert os.path.exists("/dev/shm/" + f.name)
             Kfifo.attach(f.name).free()
