@@ -50,7 +50,7 @@ for spec in "swig==$oldest" "$range"; do
     echo "check-gcc14: SWIG $version ($spec): PASS, the extension builds"
   else
     echo "check-gcc14: SWIG $version ($spec): FAIL, the errors:"
-    grep -E 'error:' "$log" | sed -e "s|$work/build/[^ ]*/||" -e 's/^ *//' | sort | uniq -c | sed 's/^/    /'
+    grep -E '\.[ch]:[0-9]+:[0-9]+: error:' "$log" | sed -e 's/^ *//' -e 's/^/    /' | sort -u
     echo "    log: $log"
     failed=1
   fi
