@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # Install the Debian packages the tests can use but a bare machine may lack:
-# clang with libFuzzer and the sanitizer runtimes, a C++ compiler,
+# cmake, clang with libFuzzer and the sanitizer runtimes, a C++ compiler,
 # pkg-config, gcc's 32-bit libraries (gcc-multilib, for the -m32 stage) and,
 # with --python, what a virtual environment of the system Python needs to
 # build the extension (python3-venv, python3-dev).  It says what it is about
@@ -42,6 +42,7 @@ if [[ $mode == python ]]; then
   have gcc || have cc || missing+=(gcc)
   what="python3-venv, python3-dev, a C compiler"
 else
+  have cmake || missing+=(cmake)
   have clang || missing+=(clang)
   have c++ || have g++ || missing+=(g++)
   have pkg-config || missing+=(pkg-config)
@@ -51,7 +52,7 @@ else
   if [[ $(uname -m) == x86_64 ]] && ! m32_works; then
     missing+=(gcc-multilib)
   fi
-  what="clang with libFuzzer, C++, pkg-config, gcc-multilib"
+  what="cmake, clang with libFuzzer, C++, pkg-config, gcc-multilib"
 fi
 
 if ((${#missing[@]} == 0)); then
@@ -80,7 +81,7 @@ for m in "${missing[@]}"; do
   case $m in
     clang) pkgs+=(clang) ;;
     g++) pkgs+=(g++) ;;
-    pkg-config) pkgs+=(pkg-config) ;;
+    pkg-config | cmake) pkgs+=("$m") ;;
     gcc-multilib) pkgs+=(gcc-multilib g++-multilib) ;;
     python3-venv | python3-dev | gcc) pkgs+=("$m") ;;
   esac

@@ -151,7 +151,7 @@ tsan_runs() { "$1/c/tests/test_harness_selftest" >/dev/null 2>&1; }
 
 echo "run-c-tests: sources $ROOT, builds in $BUILD_ROOT, $JOBS jobs, KFIFO_TEST_SEED=$KFIFO_TEST_SEED"
 
-if { ! have clang || ! m32_works; } && [[ -z ${KFIFO_NO_INSTALL_DEPS:-} ]]; then
+if { ! have cmake || ! have clang || ! m32_works; } && [[ -z ${KFIFO_NO_INSTALL_DEPS:-} ]]; then
   bash "$ROOT/scripts/install-deps.sh" 2>&1 | tee "$LOGS/install-deps.log" | grep '^install-deps'
 fi
 
