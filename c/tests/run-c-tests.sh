@@ -11,7 +11,6 @@
 #            shorter stress runs; the *-release of gcc and
 #            the -debug of clang build libkfifo.so
 #            (BUILD_SHARED_LIBS=ON)                          BUILD_ROOT/c-<stage>
-#   m32      i686 (-m32, gcc-multilib), ctest, shorter       BUILD_ROOT/c-m32
 #   asan     AddressSanitizer + UBSan (gcc), Debug build    BUILD_ROOT/c-asan
 #            (the library asserts kfifo_valid() after every index store)
 #   tsan     ThreadSanitizer (gcc), ctest, shorter stress    BUILD_ROOT/c-tsan
@@ -59,8 +58,7 @@
 #                              or the 32-bit libraries are missing (it says
 #                              what it is about to apt-get install, and only
 #                              installs as root)
-#   KFIFO_MATRIX=0             skip the gcc-debug ... clang-release and m32
-#                              stages
+#   KFIFO_MATRIX=0             skip the gcc-debug ... clang-release stages
 #   JOBS=<n>                   parallel build/ctest jobs (nproc)
 set -uo pipefail
 
@@ -156,7 +154,7 @@ if { ! have cmake || ! have clang || ! m32_works; } && [[ -z ${KFIFO_NO_INSTALL_
 fi
 
 WERROR=(-DKFIFO_WERROR=ON)
-# The extra build types and -m32 run every test, with shorter stress runs.
+# The extra build types run every test, with shorter stress runs.
 SHORT=(KFIFO_STRESS_BYTES=2e6 KFIFO_WAIT_STRESS_BYTES=3e5 KFIFO_WAIT_PINGPONG=1e4
        KFIFO_RANDOM_SEQUENCES=20)
 # The Python binding's own C (swig/kfifo_py.c) is built with -Werror by the
@@ -178,7 +176,7 @@ else
   record clang SKIP "clang not found (scripts/install-deps.sh installs it as root)"
 fi
 
-# ---- 1b. the other build types, shared and static, and i686 --------------
+# ---- 1b. the other build types, shared and static ------------------------
 # configure_build's RelWithDebInfo is overridden by the later -D.
 if [[ ${KFIFO_MATRIX:-1} != 0 ]]; then
   for cc in gcc clang; do
@@ -197,13 +195,6 @@ if [[ ${KFIFO_MATRIX:-1} != 0 ]]; then
         -DBUILD_SHARED_LIBS=$shared $(have $cxx && echo -DCMAKE_CXX_COMPILER=$cxx)
     done
   done
-  if m32_works; then
-    ctest_stage m32 "$BUILD_ROOT/c-m32" "${SHORT[@]}" -- -DCMAKE_C_COMPILER=gcc \
-      "${WERROR[@]}" -DCMAKE_C_FLAGS=-m32 -DCMAKE_CXX_FLAGS=-m32 \
-      $(have g++ && echo -DCMAKE_CXX_COMPILER=g++)
-  else
-    record m32 SKIP "gcc -m32 cannot link (as root: scripts/install-deps.sh installs gcc-multilib)"
-  fi
 fi
 
 # ---- 2. AddressSanitizer + UndefinedBehaviorSanitizer ---------------------
