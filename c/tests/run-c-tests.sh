@@ -90,7 +90,7 @@ t_all=$(date +%s)
 # record STAGE STATUS DETAIL: one summary line, printed now and at the end
 record() {
   local line
-  line=$(printf '%-8s %-5s %s' "$1" "$2" "$3")
+  line=$(printf '%-13s %-5s %s' "$1" "$2" "$3")
   summary+=("$line")
   echo "== $line"
   [[ $2 == FAIL ]] && failed=1
