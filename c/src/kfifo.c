@@ -64,18 +64,19 @@ void kfifo_free(struct kfifo *fifo)
 
 void kfifo_reset(struct kfifo *fifo)
 {
-	struct kfifo *c = kfifo__ctl(fifo);
+	int sh = kfifo__shared(fifo);
 
-	kfifo__store_release(&c->in, 0);
-	kfifo__store_release(&c->out, 0);
+	kfifo__store_release(kfifo__in_word(fifo, sh), 0);
+	kfifo__store_release(kfifo__out_word(fifo, sh), 0);
 	fifo->kfifo__in_seen = fifo->kfifo__out_cache = 0;
 	fifo->kfifo__out_seen = fifo->kfifo__in_cache = 0;
-	__atomic_store_n(&c->kfifo__closed, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(kfifo__closed_word(fifo, sh), 0, __ATOMIC_RELEASE);
 }
 
 void kfifo_reset_out(struct kfifo *fifo)
 {
-	kfifo__set_out(fifo, kfifo__load_acquire(&kfifo__ctl(fifo)->in));
+	kfifo__set_out(fifo, kfifo__load_acquire(
+				     kfifo__in_word(fifo, kfifo__shared(fifo))));
 }
 
 int kfifo_valid(struct kfifo *fifo)
@@ -200,8 +201,9 @@ unsigned int kfifo_to_user(struct kfifo *fifo, void *to, unsigned int n)
 
 void kfifo_skip(struct kfifo *fifo, unsigned int len)
 {
-	unsigned int out = kfifo__own_out(fifo, kfifo__shared(fifo));
-	unsigned int in = kfifo__load_acquire(&kfifo__ctl(fifo)->in);
+	int sh = kfifo__shared(fifo);
+	unsigned int out = kfifo__own_out(fifo, sh);
+	unsigned int in = kfifo__load_acquire(kfifo__in_word(fifo, sh));
 
 	kfifo__set_out(fifo, len < in - out ? out + len : in);
 }

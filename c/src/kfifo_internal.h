@@ -40,7 +40,7 @@ static inline unsigned int kfifo__load_acquire(const unsigned int *p)
  * Flag bit of fifo->flags: @fifo is a process-local handle to a fifo whose
  * indices and wait words live in memory that several processes map
  * (API.md 3.2, kfifo_shared.c).  It chooses where the indices are
- * (kfifo__ctl()), the shared futex instead of the process-private one, and
+ * (kfifo__in_word() and its siblings), the shared futex instead of the process-private one, and
  * the fenced publication path (membarrier() reaches only this process's
  * threads), and it bounds the loops that read what the other side writes.
  */
@@ -52,23 +52,71 @@ static inline int kfifo__shared(const struct kfifo *fifo)
 }
 
 /*
- * The struct holding the indices, the wait words and the closed flag: the
- * fifo itself, or for a handle the header of the shared mapping, which is
- * laid out as a struct kfifo image (kfifo.h, "the layout of a shared
- * fifo") right before the data.  The handle's @buffer is private, so the
- * other process cannot move it.  Everything else (@buffer, @size, @flags,
- * the index caches) is always read from @fifo.
+ * The header of a shared fifo, layout version 2: kfifo.h documents it byte
+ * by byte, kfifo_shared.c ties this struct to the KFIFO_SHARED_OFF_*
+ * offsets.  It lies right before the data, so a handle finds it from its
+ * own @buffer, which is private: the other process cannot move it.
  */
-static inline struct kfifo *kfifo__ctl_s(struct kfifo *fifo, int sh)
+struct kfifo__shm {
+	unsigned int magic, version, size, flags;
+	unsigned int data_waiters, room_waiters, closed;
+	unsigned int reserved0[9];
+	unsigned int in, data_seq;
+	unsigned int reserved1[14];
+	unsigned int out, room_seq;
+	unsigned int reserved2[30];
+};
+
+static inline struct kfifo__shm *kfifo__shm(const struct kfifo *fifo)
 {
-	return sh ? (struct kfifo *)(void *)(fifo->buffer -
-					     KFIFO_SHARED_OFF_DATA)
-		  : fifo;
+	return (struct kfifo__shm *)(void *)(fifo->buffer -
+					     KFIFO_SHARED_OFF_DATA);
 }
 
-static inline struct kfifo *kfifo__ctl(struct kfifo *fifo)
+/*
+ * The words both sides share: the indices, the wait words and the closed
+ * flag.  They are the fifo's own members, or for a handle (@sh) the words
+ * of the shared header.  Everything else (@buffer, @size, @flags, the
+ * index caches) is always read from @fifo.
+ */
+#define KFIFO__CTL_WORD(fifo, sh, shm_member, own_member)                      \
+	((sh) ? &kfifo__shm(fifo)->shm_member : &(fifo)->own_member)
+
+static inline unsigned int *kfifo__in_word(struct kfifo *fifo, int sh)
 {
-	return kfifo__ctl_s(fifo, kfifo__shared(fifo));
+	return KFIFO__CTL_WORD(fifo, sh, in, in);
+}
+
+static inline unsigned int *kfifo__out_word(struct kfifo *fifo, int sh)
+{
+	return KFIFO__CTL_WORD(fifo, sh, out, out);
+}
+
+static inline unsigned int *kfifo__closed_word(struct kfifo *fifo, int sh)
+{
+	return KFIFO__CTL_WORD(fifo, sh, closed, kfifo__closed);
+}
+
+static inline unsigned int *kfifo__data_waiters_word(struct kfifo *fifo,
+						     int sh)
+{
+	return KFIFO__CTL_WORD(fifo, sh, data_waiters, kfifo__data_waiters);
+}
+
+static inline unsigned int *kfifo__room_waiters_word(struct kfifo *fifo,
+						     int sh)
+{
+	return KFIFO__CTL_WORD(fifo, sh, room_waiters, kfifo__room_waiters);
+}
+
+static inline unsigned int *kfifo__data_seq_word(struct kfifo *fifo, int sh)
+{
+	return KFIFO__CTL_WORD(fifo, sh, data_seq, kfifo__data_seq);
+}
+
+static inline unsigned int *kfifo__room_seq_word(struct kfifo *fifo, int sh)
+{
+	return KFIFO__CTL_WORD(fifo, sh, room_seq, kfifo__room_seq);
 }
 
 /*
@@ -152,14 +200,16 @@ static inline void kfifo__store_release(unsigned int *p, unsigned int v)
  */
 static inline unsigned int kfifo__snapshot_raw(struct kfifo *fifo)
 {
-	struct kfifo *c = kfifo__ctl(fifo);
+	int sh = kfifo__shared(fifo);
+	unsigned int *pin = kfifo__in_word(fifo, sh);
+	unsigned int *pout = kfifo__out_word(fifo, sh);
 	unsigned int out, in, tries = 0;
 
 	do {
-		out = kfifo__load_acquire(&c->out);
-		in = kfifo__load_acquire(&c->in);
-	} while (out != kfifo__load_acquire(&c->out) &&
-		 !(kfifo__shared(fifo) && ++tries >= KFIFO__SHARED_RETRIES));
+		out = kfifo__load_acquire(pout);
+		in = kfifo__load_acquire(pin);
+	} while (out != kfifo__load_acquire(pout) &&
+		 !(sh && ++tries >= KFIFO__SHARED_RETRIES));
 	return in - out;
 }
 
@@ -304,10 +354,9 @@ void kfifo__wake(struct kfifo *fifo, unsigned int *seq);
 static inline void kfifo__set_in_s(struct kfifo *fifo, unsigned int in,
 				   int sh)
 {
-	struct kfifo *c = kfifo__ctl_s(fifo, sh);
-
-	if (kfifo__store_index(&c->in, in, &c->kfifo__data_waiters, sh))
-		kfifo__wake(fifo, &c->kfifo__data_seq);
+	if (kfifo__store_index(kfifo__in_word(fifo, sh), in,
+			       kfifo__data_waiters_word(fifo, sh), sh))
+		kfifo__wake(fifo, kfifo__data_seq_word(fifo, sh));
 	kfifo__debug_check(fifo);
 }
 
@@ -320,10 +369,9 @@ static inline void kfifo__set_in(struct kfifo *fifo, unsigned int in)
 static inline void kfifo__set_out_s(struct kfifo *fifo, unsigned int out,
 				    int sh)
 {
-	struct kfifo *c = kfifo__ctl_s(fifo, sh);
-
-	if (kfifo__store_index(&c->out, out, &c->kfifo__room_waiters, sh))
-		kfifo__wake(fifo, &c->kfifo__room_seq);
+	if (kfifo__store_index(kfifo__out_word(fifo, sh), out,
+			       kfifo__room_waiters_word(fifo, sh), sh))
+		kfifo__wake(fifo, kfifo__room_seq_word(fifo, sh));
 	kfifo__debug_check(fifo);
 }
 
@@ -336,12 +384,12 @@ static inline void kfifo__set_out(struct kfifo *fifo, unsigned int out)
  * too: it is used only masked, and every level from it is clamped). */
 static inline unsigned int kfifo__own_in(struct kfifo *fifo, int sh)
 {
-	return kfifo__load_relaxed(&kfifo__ctl_s(fifo, sh)->in);
+	return kfifo__load_relaxed(kfifo__in_word(fifo, sh));
 }
 
 static inline unsigned int kfifo__own_out(struct kfifo *fifo, int sh)
 {
-	return kfifo__load_relaxed(&kfifo__ctl_s(fifo, sh)->out);
+	return kfifo__load_relaxed(kfifo__out_word(fifo, sh));
 }
 
 /* The wait state of a fifo nobody uses: open, nobody waiting (on an
@@ -408,8 +456,7 @@ static inline unsigned int kfifo__avail_for(struct kfifo *fifo,
 		fifo->size - kfifo__used_s(fifo, in, fifo->kfifo__out_cache, sh);
 
 	if (need > avail || in != fifo->kfifo__in_seen) {
-		unsigned int out =
-			kfifo__load_acquire(&kfifo__ctl_s(fifo, sh)->out);
+		unsigned int out = kfifo__load_acquire(kfifo__out_word(fifo, sh));
 
 		fifo->kfifo__out_cache = out;
 		fifo->kfifo__in_seen = in;
@@ -436,8 +483,7 @@ static inline unsigned int kfifo__len_for(struct kfifo *fifo,
 	unsigned int len = kfifo__used_s(fifo, fifo->kfifo__in_cache, out, sh);
 
 	if (need > len || out != fifo->kfifo__out_seen) {
-		unsigned int in =
-			kfifo__load_acquire(&kfifo__ctl_s(fifo, sh)->in);
+		unsigned int in = kfifo__load_acquire(kfifo__in_word(fifo, sh));
 
 		fifo->kfifo__in_cache = in;
 		fifo->kfifo__out_seen = out;

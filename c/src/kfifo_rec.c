@@ -121,7 +121,7 @@ unsigned int kfifo__peek_rec_generic(struct kfifo *fifo, unsigned int recsize)
 	if (recsize > 2)
 		return 0;
 	out = kfifo__own_out(fifo, kfifo__shared(fifo));
-	in = kfifo__load_acquire(&kfifo__ctl(fifo)->in);
+	in = kfifo__load_acquire(kfifo__in_word(fifo, kfifo__shared(fifo)));
 	/* recsize 0: the fill level on both paths (seed bug 3) */
 	if (recsize == 0)
 		return kfifo__used(fifo, in, out);
@@ -137,7 +137,7 @@ void kfifo__skip_rec_generic(struct kfifo *fifo, unsigned int recsize)
 	if (recsize > 2)
 		return;
 	out = kfifo__own_out(fifo, kfifo__shared(fifo));
-	in = kfifo__load_acquire(&kfifo__ctl(fifo)->in);
+	in = kfifo__load_acquire(kfifo__in_word(fifo, kfifo__shared(fifo)));
 	used = kfifo__used(fifo, in, out);
 	if (recsize > 0 && used >= recsize) {
 		l = kfifo__read_header(fifo, out, recsize);

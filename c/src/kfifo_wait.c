@@ -119,14 +119,16 @@ enum kfifo__cond { KFIFO__ROOM, KFIFO__DATA, KFIFO__RECORD };
  * bounded like it. */
 static unsigned int kfifo__wait_snapshot(struct kfifo *fifo)
 {
-	struct kfifo *c = kfifo__ctl(fifo);
+	int sh = kfifo__shared(fifo);
+	unsigned int *pin = kfifo__in_word(fifo, sh);
+	unsigned int *pout = kfifo__out_word(fifo, sh);
 	unsigned int out, in, tries = 0;
 
 	do {
-		out = __atomic_load_n(&c->out, __ATOMIC_SEQ_CST);
-		in = __atomic_load_n(&c->in, __ATOMIC_SEQ_CST);
-	} while (out != __atomic_load_n(&c->out, __ATOMIC_SEQ_CST) &&
-		 !(kfifo__shared(fifo) && ++tries >= KFIFO__SHARED_RETRIES));
+		out = __atomic_load_n(pout, __ATOMIC_SEQ_CST);
+		in = __atomic_load_n(pin, __ATOMIC_SEQ_CST);
+	} while (out != __atomic_load_n(pout, __ATOMIC_SEQ_CST) &&
+		 !(sh && ++tries >= KFIFO__SHARED_RETRIES));
 	return kfifo__used(fifo, in, out);
 }
 
@@ -134,10 +136,13 @@ static unsigned int kfifo__wait_snapshot(struct kfifo *fifo)
  * not move under us, so the header bytes are the next record's. */
 static int kfifo__record_stored(struct kfifo *fifo, unsigned int recsize)
 {
-	struct kfifo *c = kfifo__ctl(fifo);
-	unsigned int out = __atomic_load_n(&c->out, __ATOMIC_SEQ_CST);
+	int sh = kfifo__shared(fifo);
+	unsigned int out =
+		__atomic_load_n(kfifo__out_word(fifo, sh), __ATOMIC_SEQ_CST);
 	unsigned int len = kfifo__used(
-		fifo, __atomic_load_n(&c->in, __ATOMIC_SEQ_CST), out);
+		fifo,
+		__atomic_load_n(kfifo__in_word(fifo, sh), __ATOMIC_SEQ_CST),
+		out);
 	unsigned int l;
 
 	if (len < recsize)
@@ -156,7 +161,8 @@ static int kfifo__record_stored(struct kfifo *fifo, unsigned int recsize)
 static int kfifo__decide(struct kfifo *fifo, enum kfifo__cond cond,
 			 unsigned int n)
 {
-	int closed = __atomic_load_n(&kfifo__ctl(fifo)->kfifo__closed,
+	int closed = __atomic_load_n(kfifo__closed_word(fifo,
+							kfifo__shared(fifo)),
 				     __ATOMIC_SEQ_CST) != 0;
 
 	switch (cond) {
@@ -335,10 +341,11 @@ static int kfifo__block(struct kfifo *fifo, enum kfifo__cond cond,
 			unsigned int n, long long timeout_ns)
 {
 	int room = cond == KFIFO__ROOM, intr = 0, ret;
-	struct kfifo *c = kfifo__ctl(fifo);
-	unsigned int *waiters = room ? &c->kfifo__room_waiters
-				     : &c->kfifo__data_waiters;
-	unsigned int *seq = room ? &c->kfifo__room_seq : &c->kfifo__data_seq;
+	int sh = kfifo__shared(fifo);
+	unsigned int *waiters = room ? kfifo__room_waiters_word(fifo, sh)
+				     : kfifo__data_waiters_word(fifo, sh);
+	unsigned int *seq = room ? kfifo__room_seq_word(fifo, sh)
+				 : kfifo__data_seq_word(fifo, sh);
 	struct kfifo__sleeper sl;
 
 	sl.has_deadline = timeout_ns > 0 &&
@@ -409,15 +416,15 @@ void kfifo_close(struct kfifo *fifo)
 	/* The wakes are RMWs of the very words the waiters arm and sleep on,
 	 * after the store: a waiter either reads a seq from after a wake, and
 	 * then sees closed, or sleeps on an older value and is woken. */
-	struct kfifo *c = kfifo__ctl(fifo);
+	int sh = kfifo__shared(fifo);
 
-	__atomic_store_n(&c->kfifo__closed, 1, __ATOMIC_SEQ_CST);
-	kfifo__wake(fifo, &c->kfifo__data_seq);
-	kfifo__wake(fifo, &c->kfifo__room_seq);
+	__atomic_store_n(kfifo__closed_word(fifo, sh), 1, __ATOMIC_SEQ_CST);
+	kfifo__wake(fifo, kfifo__data_seq_word(fifo, sh));
+	kfifo__wake(fifo, kfifo__room_seq_word(fifo, sh));
 }
 
 int kfifo_is_closed(struct kfifo *fifo)
 {
-	return __atomic_load_n(&kfifo__ctl(fifo)->kfifo__closed,
+	return __atomic_load_n(kfifo__closed_word(fifo, kfifo__shared(fifo)),
 			       __ATOMIC_ACQUIRE) != 0;
 }

@@ -11,6 +11,7 @@
 #   tsan     ThreadSanitizer (gcc), ctest, shorter stress    BUILD_ROOT/c-tsan
 #   fallback the wait tests on the sleep-poll fallback       BUILD_ROOT/c-fallback
 #            other systems use (KFIFO_WAIT_FALLBACK=ON, gcc)
+#   m32      i686: gcc -m32 (multilib) build, ctest          BUILD_ROOT/c-m32
 #   fuzz     libFuzzer (clang), fixed time budget            BUILD_ROOT/c-fuzz
 #            (fuzz_ops against the model, then fuzz_shared: a shared
 #            fifo whose peer scribbles over the mapping)
@@ -176,6 +177,20 @@ STAGE_CTEST_ARGS=(-R '^test_(wait|shared)')
 ctest_stage fallback "$BUILD_ROOT/c-fallback" -- -DCMAKE_C_COMPILER=gcc \
   "${WERROR[@]}" -DKFIFO_WAIT_FALLBACK=ON
 STAGE_CTEST_ARGS=()
+
+# ---- 4b. i686: the library and its ctest built with -m32 -------------------
+# The shared layout is a file format that does not depend on pointer width,
+# and nothing else may either: the whole suite, built for 32-bit x86 with
+# Debian's multilib (gcc-multilib, g++-multilib), runs on this x86-64 kernel.
+if [[ $(uname -m) == x86_64 ]] &&
+   echo 'int main(void) { return 0; }' |
+     gcc -m32 -x c - -o "$BUILD_ROOT/m32-probe" >/dev/null 2>&1; then
+  ctest_stage m32 "$BUILD_ROOT/c-m32" -- -DCMAKE_C_COMPILER=gcc \
+    "${WERROR[@]}" -DCMAKE_C_FLAGS=-m32 -DCMAKE_CXX_FLAGS=-m32 \
+    $(have g++ && echo -DCMAKE_CXX_COMPILER=g++)
+else
+  record m32 SKIP "gcc -m32 cannot link here (x86-64 with gcc-multilib and g++-multilib needed)"
+fi
 
 # ---- 5. libFuzzer, for a fixed time ---------------------------------------
 fuzz_stage() {
