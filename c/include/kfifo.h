@@ -58,7 +58,8 @@ extern "C" {
  *
  * @in and @out run freely and wrap at 2^32: (in - out) is the fill level.
  * They are accessed with C11 memory-model atomics (acquire/release, see
- * kfifo.c); kernel code that only calls the API never touches them.
+ * c/src/kfifo_index.h); kernel code that only calls the API never touches
+ * them.
  *
  * Each side also keeps, on its own index's cache line, the other side's
  * index as it last read it, and its own index as it last left it: the
@@ -84,7 +85,7 @@ struct kfifo {
 	unsigned int kfifo__closed;       /* private: kfifo_close() ran */
 	unsigned char kfifo__pad0[KFIFO__CACHELINE];
 	unsigned int in;
-	unsigned int kfifo__in_seen;   /* private, producer's: see kfifo_internal.h */
+	unsigned int kfifo__in_seen;   /* private, producer's: see kfifo_index.h */
 	unsigned int kfifo__out_cache; /* private, producer's */
 	unsigned int kfifo__data_seq;  /* private: futex word consumers sleep on */
 	unsigned char kfifo__pad1[KFIFO__CACHELINE];
@@ -618,6 +619,28 @@ KFIFO_API unsigned int kfifo_out_locked(struct kfifo *fifo, void *to,
 
 /* ---- records (seed patch 007) ----------------------------------------- */
 
+/**
+ * kfifo_rec_max - the longest record a length header can describe
+ * @recsize: the size of the length header: 0, 1 or 2
+ *
+ * The one place the header limit is written: kfifo_in_rec() refuses a
+ * longer record (seed bug 4), kfifo_avail_rec() never returns more, and
+ * bindings check against it.
+ *
+ * Return: 255 for @recsize 1, 65535 for 2, UINT_MAX for 0 (a fixed-size
+ * record has no header to limit it); 0 for any other @recsize, which no
+ * record call accepts.
+ *
+ * Concurrency: any thread (it reads no fifo).
+ */
+static inline unsigned int kfifo_rec_max(unsigned int recsize)
+{
+	return recsize == 0   ? UINT_MAX
+	       : recsize == 1 ? 0xffu
+	       : recsize == 2 ? 0xffffu
+			      : 0;
+}
+
 /* private: the out-of-line record calls; kfifo__*_rec_generic take any
  * recsize, kfifo__*_rec<N> a fixed one.  Use the kfifo_*_rec() calls. */
 KFIFO_API unsigned int kfifo__in_rec_generic(struct kfifo *fifo,
@@ -649,7 +672,7 @@ KFIFO_API void kfifo__skip_rec_generic(struct kfifo *fifo,
  * constant.  We keep the idea: a constant 0, 1 or 2 calls a copy of the
  * record code compiled for that header size (no recsize branches on the
  * hot path); anything else calls the generic code.  Both come from the
- * same source in kfifo.c, so the results are identical.
+ * same source in kfifo_rec.c, so the results are identical.
  */
 #if KFIFO__HAVE_CONSTANT_P
 #define KFIFO__CONST_IS(x, v) (__builtin_constant_p(x) && (x) == (v))

@@ -12,12 +12,13 @@
  * the wait words and the closed flag there, and keeps @buffer, @size and
  * the index caches in the handle, where the other process cannot reach
  * them.  What the calls do against a hostile peer is written where they
- * read: kfifo__used() clamps every fill level, and the retry loops are
- * bounded (kfifo_internal.h, kfifo_wait.c).
+ * read: kfifo__clamp() cuts every fill level to the size, and the retry
+ * loops are bounded (kfifo_kind.h, kfifo_index.h, kfifo_wake.c).
  */
-#include "kfifo_internal.h"
+#include "kfifo_atomic.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #define KFIFO__SHM_AT(member, off)                                             \
 	_Static_assert(offsetof(struct kfifo__shm, member) == (off),           \
@@ -62,13 +63,9 @@ static void kfifo__make_handle(struct kfifo *fifo, struct kfifo__shm *shm,
 
 size_t kfifo_shared_bytes(unsigned int size)
 {
-	unsigned int rounded = 1;
+	unsigned int rounded = kfifo__roundup_pow2(size);
 
-	if (size == 0 || size > (1u << 31))
-		return 0;
-	while (rounded < size)
-		rounded <<= 1;
-	return (size_t)KFIFO_SHARED_OFF_DATA + rounded;
+	return rounded == 0 ? 0 : (size_t)KFIFO_SHARED_OFF_DATA + rounded;
 }
 
 int kfifo_shared_create(struct kfifo *fifo, void *mem, size_t len,
@@ -117,5 +114,5 @@ int kfifo_shared_attach(struct kfifo *fifo, void *mem, size_t len)
 
 int kfifo_is_shared(struct kfifo *fifo)
 {
-	return kfifo__shared(fifo);
+	return kfifo__kind(fifo) == KFIFO__HANDLE;
 }
