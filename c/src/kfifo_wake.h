@@ -145,29 +145,35 @@ KFIFO__INLINE unsigned int kfifo__store_index(unsigned int *idx,
 void kfifo__wake(struct kfifo *fifo, unsigned int *seq);
 
 /*
- * Publish a new @in and wake the consumers waiting for data: every call
- * that moves @in goes through here (most through kfifo__publish_in(),
- * kfifo_index.h, which also keeps the producer's index cache).
+ * P1-P3 for direction @dir: publish @v as the index its waiters wait on
+ * (@in for data, @out for room) and wake them.  Every call that moves an
+ * index goes through here, most through kfifo__publish_in/_out()
+ * (kfifo_index.h), which also keep that side's index cache.
  */
+KFIFO__INLINE void kfifo__set_index(struct kfifo *fifo, enum kfifo__dir dir,
+				    unsigned int v, enum kfifo__kind kind)
+{
+	unsigned int *idx = dir == KFIFO__DATA_DIR ? kfifo__in_word(fifo, kind)
+						   : kfifo__out_word(fifo, kind);
+
+	if (kfifo__store_index(idx, v, kfifo__waiters_word(fifo, kind, dir),
+			       kind))
+		kfifo__wake(fifo, kfifo__seq_word(fifo, kind, dir));
+	kfifo__debug_check(fifo, kind);
+}
+
+/* Publish a new @in and wake the consumers waiting for data. */
 KFIFO__INLINE void kfifo__set_in(struct kfifo *fifo, unsigned int in,
 				 enum kfifo__kind kind)
 {
-	if (kfifo__store_index(kfifo__in_word(fifo, kind), in,
-			       kfifo__waiters_word(fifo, kind, KFIFO__DATA_DIR),
-			       kind))
-		kfifo__wake(fifo, kfifo__seq_word(fifo, kind, KFIFO__DATA_DIR));
-	kfifo__debug_check(fifo, kind);
+	kfifo__set_index(fifo, KFIFO__DATA_DIR, in, kind);
 }
 
 /* Publish a new @out and wake the producers waiting for room. */
 KFIFO__INLINE void kfifo__set_out(struct kfifo *fifo, unsigned int out,
 				  enum kfifo__kind kind)
 {
-	if (kfifo__store_index(kfifo__out_word(fifo, kind), out,
-			       kfifo__waiters_word(fifo, kind, KFIFO__ROOM_DIR),
-			       kind))
-		kfifo__wake(fifo, kfifo__seq_word(fifo, kind, KFIFO__ROOM_DIR));
-	kfifo__debug_check(fifo, kind);
+	kfifo__set_index(fifo, KFIFO__ROOM_DIR, out, kind);
 }
 
 /* ---- the waiters' half, out of line (kfifo_wake.c) ------------------- */
