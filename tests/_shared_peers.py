@@ -145,7 +145,7 @@ def scribble(name, seconds, seed):
     block = _shm.attach(name)  # as Kfifo.attach maps it: no resource tracker
     rnd = random.Random(seed)
     buf = block.buf
-    offsets = (16, 20, 24, 92, 104, 172, 184)  # waiters, closed, in, seq, out, seq
+    offsets = (16, 20, 24, 64, 68, 128, 132)  # waiters, closed, in, seq, out, seq (layout 2)
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         for _ in range(100):

@@ -154,9 +154,9 @@ def test_the_header_holds_the_documented_layout(shared):
     head = _shm_bytes(f)
     word = lambda off: int.from_bytes(head[off:off + 4], sys.byteorder)  # noqa: E731
     assert head[0:4] == b"kfif" if sys.byteorder == "little" else True
-    assert word(4) == 1  # layout version
+    assert word(4) == 2  # layout version
     assert word(8) == 64  # size
-    assert word(92) == 3 and word(172) == 0  # in, out
+    assert word(64) == 3 and word(128) == 0  # in, out
     assert head[256:259] == b"abc"  # the data
 
 
@@ -166,11 +166,11 @@ def test_a_handle_checks_what_the_other_side_writes(shared):
     f = shared(64)
     b = _shm.attach(f.name)
     try:
-        b.buf[92:96] = (1000).to_bytes(4, sys.byteorder)  # in - out = 1000 > 64
+        b.buf[64:68] = (1000).to_bytes(4, sys.byteorder)  # in - out = 1000 > 64
         assert f.len() == 64 and f.avail() == 0 and not f.valid()
         assert len(f.out(1000)) == 64
-        b.buf[92:96] = (0).to_bytes(4, sys.byteorder)
-        b.buf[172:176] = (0).to_bytes(4, sys.byteorder)
+        b.buf[64:68] = (0).to_bytes(4, sys.byteorder)
+        b.buf[128:132] = (0).to_bytes(4, sys.byteorder)
         b.buf[8:12] = (1 << 31).to_bytes(4, sys.byteorder)  # the size: read once, at attach
         assert f.size() == 64 and f.in_(bytes(100)) == 64
     finally:

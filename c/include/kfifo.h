@@ -58,7 +58,8 @@ extern "C" {
  *
  * @in and @out run freely and wrap at 2^32: (in - out) is the fill level.
  * They are accessed with C11 memory-model atomics (acquire/release, see
- * kfifo.c); kernel code that only calls the API never touches them.
+ * c/src/kfifo_index.h); kernel code that only calls the API never touches
+ * them.
  *
  * Each side also keeps, on its own index's cache line, the other side's
  * index as it last read it, and its own index as it last left it: the
@@ -84,7 +85,7 @@ struct kfifo {
 	unsigned int kfifo__closed;       /* private: kfifo_close() ran */
 	unsigned char kfifo__pad0[KFIFO__CACHELINE];
 	unsigned int in;
-	unsigned int kfifo__in_seen;   /* private, producer's: see kfifo_internal.h */
+	unsigned int kfifo__in_seen;   /* private, producer's: see kfifo_index.h */
 	unsigned int kfifo__out_cache; /* private, producer's */
 	unsigned int kfifo__data_seq;  /* private: futex word consumers sleep on */
 	unsigned char kfifo__pad1[KFIFO__CACHELINE];
@@ -618,6 +619,28 @@ KFIFO_API unsigned int kfifo_out_locked(struct kfifo *fifo, void *to,
 
 /* ---- records (seed patch 007) ----------------------------------------- */
 
+/**
+ * kfifo_rec_max - the longest record a length header can describe
+ * @recsize: the size of the length header: 0, 1 or 2
+ *
+ * The one place the header limit is written: kfifo_in_rec() refuses a
+ * longer record (seed bug 4), kfifo_avail_rec() never returns more, and
+ * bindings check against it.
+ *
+ * Return: 255 for @recsize 1, 65535 for 2, UINT_MAX for 0 (a fixed-size
+ * record has no header to limit it); 0 for any other @recsize, which no
+ * record call accepts.
+ *
+ * Concurrency: any thread (it reads no fifo).
+ */
+static inline unsigned int kfifo_rec_max(unsigned int recsize)
+{
+	return recsize == 0   ? UINT_MAX
+	       : recsize == 1 ? 0xffu
+	       : recsize == 2 ? 0xffffu
+			      : 0;
+}
+
 /* private: the out-of-line record calls; kfifo__*_rec_generic take any
  * recsize, kfifo__*_rec<N> a fixed one.  Use the kfifo_*_rec() calls. */
 KFIFO_API unsigned int kfifo__in_rec_generic(struct kfifo *fifo,
@@ -649,7 +672,7 @@ KFIFO_API void kfifo__skip_rec_generic(struct kfifo *fifo,
  * constant.  We keep the idea: a constant 0, 1 or 2 calls a copy of the
  * record code compiled for that header size (no recsize branches on the
  * hot path); anything else calls the generic code.  Both come from the
- * same source in kfifo.c, so the results are identical.
+ * same source in kfifo_rec.c, so the results are identical.
  */
 #if KFIFO__HAVE_CONSTANT_P
 #define KFIFO__CONST_IS(x, v) (__builtin_constant_p(x) && (x) == (v))
@@ -919,33 +942,59 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
 /* ---- a fifo shared between processes (API.md 3.2) --------------------- */
 
 /*
- * The layout of a shared fifo, version 1.  A process lays it out in memory
+ * The layout of a shared fifo, version 2.  A process lays it out in memory
  * that several processes map (shm_open(), a file, Python's
  * multiprocessing.shared_memory), possibly at a different address in each,
  * with kfifo_shared_create(); the others attach with kfifo_shared_attach().
  * Each gets a struct kfifo of its own, a process-local handle, on which
  * every call of API.md 1.3, 1.4, 3.1 and 3.3 works.
  *
+ * The layout is a file format: fixed-width 32-bit words at fixed offsets,
+ * the same for 32-bit and 64-bit processes (an i686 and an x86-64 process
+ * share one fifo), independent of struct kfifo.  Byte by byte:
+ *
  *   offset  size  contents
- *        0     4  KFIFO_SHARED_MAGIC, native byte order ("kfif" on a
- *                 little-endian machine); written last by the creator
- *        4     4  KFIFO_SHARED_VERSION, the layout version
+ *   -- cache line 0: read by both sides, written only when a thread
+ *      starts or stops waiting and by kfifo_close() / kfifo_reset()
+ *        0     4  KFIFO_SHARED_MAGIC ("kfif" on a little-endian machine),
+ *                 written last, with release, by the creator
+ *        4     4  KFIFO_SHARED_VERSION, the layout version: 2
  *        8     4  the size of the data area, a power of two, 1 to 2^31
- *       12     4  0 (reserved)
- *       16     4  the number of threads waiting for data  \  the line that
- *       20     4  the number of threads waiting for room   |  both sides
- *       24     4  1 once kfifo_close() ran                 /  read
- *       92     4  in: written by the producer               \ cache line 1
- *      104     4  the futex word consumers sleep on         /
- *      172     4  out: written by the consumer              \ cache line 2
- *      184     4  the futex word producers sleep on         /
+ *       12     4  flags: 0 (version 2 defines none; attaching refuses
+ *                 any flag outside KFIFO_SHARED_FLAGS_KNOWN)
+ *       16     4  the number of threads waiting for data
+ *       20     4  the number of threads waiting for room
+ *       24     4  1 once kfifo_close() ran, else 0
+ *       28    36  reserved, 0
+ *   -- cache line 1: the producer's
+ *       64     4  in, written by the producer
+ *       68     4  the futex word consumers sleep on
+ *       72    56  reserved, 0
+ *   -- cache line 2: the consumer's
+ *      128     4  out, written by the consumer
+ *      132     4  the futex word producers sleep on
+ *      136    56  reserved, 0
+ *   -- cache line 3: empty
+ *      192    64  reserved, 0
  *      256  size  the data
  *
- * (KFIFO_SHARED_OFF_* below; the words are native-endian 32-bit words.)
- * With the mapping aligned to 64 bytes, as mmap() aligns it, the three
- * groups lie on three different cache lines.  The remaining bytes of the
- * first 256 are unused and stay 0.  A change to this table changes
- * KFIFO_SHARED_VERSION.
+ * The words are in the byte order of the machine (a block carried to a
+ * machine of the other byte order fails the magic check).  With the
+ * mapping aligned to 64 bytes, as mmap() aligns it, @in and @out each own
+ * a 64-byte cache line that the other side only reads, and the two lines
+ * do not fall in one 128-byte pair either (the unit the adjacent-line
+ * prefetcher of x86 fetches): the consumer's line 2 pairs with the empty
+ * line 3, not with the data the producer writes.  KFIFO_SHARED_OFF_* below are these offsets; a
+ * change to this table changes KFIFO_SHARED_VERSION.
+ *
+ * Another version.  kfifo_shared_attach() refuses a block of another
+ * layout version with -EINVAL, the same error as for memory that holds no
+ * fifo at all.  To tell the two apart, read the two words at
+ * KFIFO_SHARED_OFF_MAGIC and KFIFO_SHARED_OFF_VERSION: the magic number
+ * with a version other than KFIFO_SHARED_VERSION is a fifo of another
+ * layout (version 1 is what development builds before this one wrote:
+ * an image of a 64-bit struct kfifo, @in at offset 92 and @out at 172);
+ * create the fifo again with this library, in every process.
  *
  * Waiting and waking work across processes (on Linux a futex without the
  * private flag).  One producer process and one consumer process need no
@@ -974,18 +1023,48 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  * check between them.
  */
 #define KFIFO_SHARED_MAGIC 0x6669666bu
-#define KFIFO_SHARED_VERSION 1u
+#define KFIFO_SHARED_VERSION 2u
+/* the flags kfifo_shared_attach() accepts in the flags word: none yet */
+#define KFIFO_SHARED_FLAGS_KNOWN 0u
+/* the alignment kfifo_shared_create() and kfifo_shared_attach() need */
+#define KFIFO_SHARED_ALIGN 8
 #define KFIFO_SHARED_OFF_MAGIC 0
 #define KFIFO_SHARED_OFF_VERSION 4
 #define KFIFO_SHARED_OFF_SIZE 8
+#define KFIFO_SHARED_OFF_FLAGS 12
 #define KFIFO_SHARED_OFF_DATA_WAITERS 16
 #define KFIFO_SHARED_OFF_ROOM_WAITERS 20
 #define KFIFO_SHARED_OFF_CLOSED 24
-#define KFIFO_SHARED_OFF_IN 92
-#define KFIFO_SHARED_OFF_DATA_SEQ 104
-#define KFIFO_SHARED_OFF_OUT 172
-#define KFIFO_SHARED_OFF_ROOM_SEQ 184
+#define KFIFO_SHARED_OFF_IN 64
+#define KFIFO_SHARED_OFF_DATA_SEQ 68
+#define KFIFO_SHARED_OFF_OUT 128
+#define KFIFO_SHARED_OFF_ROOM_SEQ 132
 #define KFIFO_SHARED_OFF_DATA 256
+
+/* The table above, checked where the compiler can (C11, C++11). */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define KFIFO__STATIC_ASSERT(c, m) static_assert(c, m)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define KFIFO__STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+#ifdef KFIFO__STATIC_ASSERT
+KFIFO__STATIC_ASSERT(sizeof(unsigned int) == 4,
+		     "the shared layout's words are 32-bit unsigned ints");
+KFIFO__STATIC_ASSERT(KFIFO_SHARED_OFF_CLOSED / 64 == 0 &&
+			     KFIFO_SHARED_OFF_IN / 64 == 1 &&
+			     KFIFO_SHARED_OFF_DATA_SEQ / 64 == 1 &&
+			     KFIFO_SHARED_OFF_OUT / 64 == 2 &&
+			     KFIFO_SHARED_OFF_ROOM_SEQ / 64 == 2,
+		     "the header's words on the lines the table gives");
+KFIFO__STATIC_ASSERT(KFIFO_SHARED_OFF_IN / 128 != KFIFO_SHARED_OFF_OUT / 128 &&
+			     KFIFO_SHARED_OFF_OUT / 128 !=
+				     KFIFO_SHARED_OFF_DATA / 128,
+		     "in, out and the data in three 128-byte pairs");
+KFIFO__STATIC_ASSERT(KFIFO_SHARED_OFF_DATA % 64 == 0 &&
+			     KFIFO_SHARED_OFF_ROOM_SEQ + 4 <=
+				     KFIFO_SHARED_OFF_DATA,
+		     "the data starts on a line of its own after the header");
+#endif
 
 /**
  * kfifo_shared_bytes - the length of mapping a shared fifo needs
@@ -999,8 +1078,9 @@ KFIFO_API KFIFO__MUST_CHECK size_t kfifo_shared_bytes(unsigned int size);
 /**
  * kfifo_shared_create - lay out a new, empty shared fifo and get a handle
  * @fifo: the handle to set up (process-local memory)
- * @mem: the start of the shared memory, aligned to at least 8 bytes (64
- *       keeps the indices on their own cache lines; mmap() gives a page)
+ * @mem: the start of the shared memory, aligned to KFIFO_SHARED_ALIGN (8)
+ *       bytes at least (64 keeps the indices on their own cache lines;
+ *       mmap() gives a page)
  * @len: the length of @mem, at least kfifo_shared_bytes(@size)
  * @size: the fifo size; rounded up to a power of two (1 to 2^31)
  *
@@ -1022,10 +1102,11 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_shared_create(struct kfifo *fifo,
  * @mem: this process's mapping of the memory the fifo was created in
  * @len: the length of @mem
  *
- * Return: 0, or -EINVAL (@mem NULL or misaligned, @len shorter than the
- * header, no magic number, another layout version, a size that is not a
- * power of two from 1 to 2^31 or does not fit @len); then *@fifo is a
- * valid fifo of size 0.
+ * Return: 0, or -EINVAL (@mem NULL or not aligned to KFIFO_SHARED_ALIGN,
+ * @len shorter than the header, no magic number, another layout version
+ * (see "Another version" above to tell it from garbage), a flag outside
+ * KFIFO_SHARED_FLAGS_KNOWN, a size that is not a power of two from 1 to
+ * 2^31 or does not fit @len); then *@fifo is a valid fifo of size 0.
  *
  * kfifo_free() on a handle from either call unmaps and frees nothing: it
  * makes the handle a fifo of size 0 and leaves the shared memory, which

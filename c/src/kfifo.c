@@ -1,29 +1,65 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kfifo.c - set-up, size queries, the byte stream and the locked calls
- * (records are in kfifo_rec.c, the spinlock in kfifo_spinlock.c).
+ * kfifo.c - set-up, size queries, the byte stream (the seed's calls and
+ * mainline's kfifo_out_peek() and four-argument from/to_user) and the
+ * locked calls.  Records are in kfifo_rec.c, zero-copy access in
+ * kfifo_region.c, waiting in kfifo_wait.c, shared fifos in kfifo_shared.c,
+ * the spinlock in kfifo_spinlock.c.
  *
- * Memory model.  @in is written only by the producer and @out only by the
- * consumer.  The producer reads @out with acquire (the consumer has finished
- * reading the bytes it released), copies its data, then publishes the new
- * @in with release.  The consumer mirrors it: acquire @in (the data behind
- * it is visible), copy, release @out.  Each side reads its own index
- * relaxed.  We use the compiler's C11 atomic builtins on plain unsigned
- * ints, which is what <stdatomic.h> expands to, so that struct kfifo keeps
- * the seed's plain layout and the header stays usable from C++.
- *
- * Each side reads the other side's index only when its cached copy shows
- * too little room or data (kfifo_internal.h explains why that is safe).
- * Every store of an index goes through kfifo__set_in/_out (or the
- * kfifo__publish_ variants), which also wake the threads waiting for it to
- * move (kfifo_wait.c).
+ * kfifo_index.h has the memory model; each side reads the other side's
+ * index only when its cached copy shows too little room or data.  Every
+ * store of an index goes through kfifo__set_in/_out (kfifo_wake.h) or the
+ * kfifo__publish_ variants (kfifo_index.h), which also wake the threads
+ * waiting for it to move.
  */
-#include "kfifo_internal.h"
+#include "kfifo_copy.h"
+#include "kfifo_index.h"
 
+#include <limits.h>
 #include <stdlib.h>
-#include <string.h>
+
+/*
+ * The layout promised in kfifo.h: three groups of members, each two at
+ * least a cache line apart (from the last byte of one to the first of the
+ * next), and after the last group a cache line before whatever follows
+ * the struct (DECLARE_KFIFO's buffer, the producer's data).
+ */
+#define KFIFO__GAP(last, first)                                                \
+	(offsetof(struct kfifo, first) -                                       \
+	 (offsetof(struct kfifo, last) + sizeof(unsigned int) - 1))
+_Static_assert(KFIFO__GAP(kfifo__closed, in) >= KFIFO__CACHELINE,
+	       "the producer's line shares bytes with the read-mostly line");
+_Static_assert(KFIFO__GAP(kfifo__data_seq, out) >= KFIFO__CACHELINE,
+	       "the producer's and the consumer's lines share bytes");
+_Static_assert(sizeof(struct kfifo) -
+			       (offsetof(struct kfifo, kfifo__room_seq) +
+				sizeof(unsigned int) - 1) >=
+		       KFIFO__CACHELINE,
+	       "the consumer's line reaches past the struct");
+_Static_assert(_Alignof(struct kfifo) <= _Alignof(max_align_t),
+	       "struct kfifo must fit any memory malloc() returns");
 
 /* ---- set-up and tear-down -------------------------------------------- */
+
+void kfifo__clear(struct kfifo *fifo)
+{
+	fifo->buffer = NULL;
+	fifo->size = 0;
+	fifo->flags = 0;
+	kfifo_reset(fifo);
+	kfifo__wait_clear(fifo);
+}
+
+unsigned int kfifo__roundup_pow2(unsigned int size)
+{
+	unsigned int rounded = 1;
+
+	if (size == 0 || size > (1u << 31))
+		return 0;
+	while (rounded < size)
+		rounded <<= 1;
+	return rounded;
+}
 
 int kfifo_init(struct kfifo *fifo, void *buffer, unsigned int size)
 {
@@ -37,15 +73,13 @@ int kfifo_init(struct kfifo *fifo, void *buffer, unsigned int size)
 
 int kfifo_alloc(struct kfifo *fifo, unsigned int size, kfifo_gfp_t gfp_mask)
 {
-	unsigned int rounded = 1;
+	unsigned int rounded = kfifo__roundup_pow2(size);
 	void *buffer;
 
 	(void)gfp_mask;
 	kfifo__clear(fifo);
-	if (size == 0 || size > (1u << 31))
+	if (rounded == 0)
 		return -EINVAL;
-	while (rounded < size)
-		rounded <<= 1;
 	buffer = malloc(rounded);
 	if (buffer == NULL)
 		return -ENOMEM;
@@ -64,18 +98,21 @@ void kfifo_free(struct kfifo *fifo)
 
 void kfifo_reset(struct kfifo *fifo)
 {
-	struct kfifo *c = kfifo__ctl(fifo);
+	enum kfifo__kind kind = kfifo__kind(fifo);
 
-	kfifo__store_release(&c->in, 0);
-	kfifo__store_release(&c->out, 0);
+	kfifo__store_release(kfifo__in_word(fifo, kind), 0);
+	kfifo__store_release(kfifo__out_word(fifo, kind), 0);
 	fifo->kfifo__in_seen = fifo->kfifo__out_cache = 0;
 	fifo->kfifo__out_seen = fifo->kfifo__in_cache = 0;
-	__atomic_store_n(&c->kfifo__closed, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(kfifo__closed_word(fifo, kind), 0, __ATOMIC_RELEASE);
 }
 
 void kfifo_reset_out(struct kfifo *fifo)
 {
-	kfifo__set_out(fifo, kfifo__load_acquire(&kfifo__ctl(fifo)->in));
+	enum kfifo__kind kind = kfifo__kind(fifo);
+
+	kfifo__set_out(fifo, kfifo__load_acquire(kfifo__in_word(fifo, kind)),
+		       kind);
 }
 
 int kfifo_valid(struct kfifo *fifo)
@@ -86,10 +123,22 @@ int kfifo_valid(struct kfifo *fifo)
 		return kfifo__load_acquire(&fifo->in) ==
 		       kfifo__load_acquire(&fifo->out);
 	return KFIFO__IS_POW2(size) && fifo->buffer != NULL &&
-	       kfifo__snapshot_raw(fifo) <= size;
+	       kfifo__snapshot(fifo, __ATOMIC_ACQUIRE) <= size;
+}
+
+int kfifo_initialized(struct kfifo *fifo)
+{
+	return fifo->buffer != NULL;
 }
 
 /* ---- size queries ----------------------------------------------------- */
+
+/* The fill level for the size queries: a consistent snapshot, clamped
+ * (kfifo_len() <= kfifo_size() even on a handle a peer corrupts). */
+static unsigned int kfifo__len_now(struct kfifo *fifo)
+{
+	return kfifo__clamp(fifo, kfifo__snapshot(fifo, __ATOMIC_ACQUIRE));
+}
 
 unsigned int kfifo_size(struct kfifo *fifo)
 {
@@ -98,22 +147,22 @@ unsigned int kfifo_size(struct kfifo *fifo)
 
 unsigned int kfifo_len(struct kfifo *fifo)
 {
-	return kfifo__snapshot_len(fifo);
+	return kfifo__len_now(fifo);
 }
 
 unsigned int kfifo_avail(struct kfifo *fifo)
 {
-	return fifo->size - kfifo__snapshot_len(fifo);
+	return fifo->size - kfifo__len_now(fifo);
 }
 
 int kfifo_is_empty(struct kfifo *fifo)
 {
-	return kfifo__snapshot_len(fifo) == 0;
+	return kfifo__len_now(fifo) == 0;
 }
 
 int kfifo_is_full(struct kfifo *fifo)
 {
-	return kfifo__snapshot_len(fifo) == fifo->size;
+	return kfifo__len_now(fifo) == fifo->size;
 }
 
 /* ---- byte stream ------------------------------------------------------ */
@@ -138,23 +187,23 @@ kfifo__copy_out_wrap(struct kfifo *fifo, unsigned int off, void *to,
 	memcpy((unsigned char *)to + first, fifo->buffer, n - first);
 }
 
-static inline unsigned int kfifo__in_impl(struct kfifo *fifo,
+KFIFO__INLINE unsigned int kfifo__in_impl(struct kfifo *fifo,
 					  const void *from, unsigned int n,
-					  int sh)
+					  enum kfifo__kind kind)
 {
-	unsigned int in = kfifo__own_in(fifo, sh);
-	unsigned int avail = kfifo__avail_for(fifo, in, n, sh);
+	unsigned int in = kfifo__own_in(fifo, kind);
+	unsigned int avail = kfifo__avail_for(fifo, in, n, kind);
 
 	if (n > avail)
 		n = avail;
 	if (n == 0)
 		return 0;
 	kfifo__copy_in(fifo, in, from, n);
-	kfifo__publish_in(fifo, in + n, sh);
+	kfifo__publish_in(fifo, in + n, kind);
 	return n;
 }
 
-KFIFO__SHARED_INSTANCE(unsigned int, kfifo__in_impl,
+KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__in_impl,
 		       (struct kfifo *fifo, const void *from, unsigned int n),
 		       fifo, from, n)
 
@@ -163,28 +212,46 @@ unsigned int kfifo_in(struct kfifo *fifo, const void *from, unsigned int n)
 	return KFIFO__BY_KIND(fifo, kfifo__in_impl, fifo, from, n);
 }
 
-static inline unsigned int kfifo__out_impl(struct kfifo *fifo, void *to,
-					   unsigned int n, int sh)
+KFIFO__INLINE unsigned int kfifo__out_impl(struct kfifo *fifo, void *to,
+					   unsigned int n,
+					   enum kfifo__kind kind)
 {
-	unsigned int out = kfifo__own_out(fifo, sh);
-	unsigned int len = kfifo__len_for(fifo, out, n, sh);
+	unsigned int out = kfifo__own_out(fifo, kind);
+	unsigned int len = kfifo__len_for(fifo, out, n, kind);
 
 	if (n > len)
 		n = len;
 	if (n == 0)
 		return 0;
 	kfifo__copy_out(fifo, out, to, n);
-	kfifo__publish_out(fifo, out + n, sh);
+	kfifo__publish_out(fifo, out + n, kind);
 	return n;
 }
 
-KFIFO__SHARED_INSTANCE(unsigned int, kfifo__out_impl,
+KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_impl,
 		       (struct kfifo *fifo, void *to, unsigned int n), fifo, to,
 		       n)
 
 unsigned int kfifo_out(struct kfifo *fifo, void *to, unsigned int n)
 {
 	return KFIFO__BY_KIND(fifo, kfifo__out_impl, fifo, to, n);
+}
+
+unsigned int kfifo_out_peek(struct kfifo *fifo, void *to, unsigned int n,
+			    unsigned int offset)
+{
+	enum kfifo__kind kind = kfifo__kind(fifo);
+	unsigned int out = kfifo__own_out(fifo, kind);
+	unsigned int need = n > UINT_MAX - offset ? UINT_MAX : n + offset;
+	unsigned int len = kfifo__len_for(fifo, out, need, kind);
+
+	if (offset >= len)
+		return 0;
+	if (n > len - offset)
+		n = len - offset;
+	if (n > 0)
+		kfifo__copy_out(fifo, out + offset, to, n);
+	return n;
 }
 
 unsigned int kfifo_from_user(struct kfifo *fifo, const void *from,
@@ -198,12 +265,34 @@ unsigned int kfifo_to_user(struct kfifo *fifo, void *to, unsigned int n)
 	return kfifo_out(fifo, to, n);
 }
 
+/* Mainline's four-argument forms (kfifo.h picks them by argument count). */
+int kfifo_from_user_copied(struct kfifo *fifo, const void *from,
+			   unsigned int n, unsigned int *copied)
+{
+	unsigned int k = kfifo_in(fifo, from, n);
+
+	if (copied)
+		*copied = k;
+	return 0;
+}
+
+int kfifo_to_user_copied(struct kfifo *fifo, void *to, unsigned int n,
+			 unsigned int *copied)
+{
+	unsigned int k = kfifo_out(fifo, to, n);
+
+	if (copied)
+		*copied = k;
+	return 0;
+}
+
 void kfifo_skip(struct kfifo *fifo, unsigned int len)
 {
-	unsigned int out = kfifo__own_out(fifo, kfifo__shared(fifo));
-	unsigned int in = kfifo__load_acquire(&kfifo__ctl(fifo)->in);
+	enum kfifo__kind kind = kfifo__kind(fifo);
+	unsigned int out = kfifo__own_out(fifo, kind);
+	unsigned int in = kfifo__load_acquire(kfifo__in_word(fifo, kind));
 
-	kfifo__set_out(fifo, len < in - out ? out + len : in);
+	kfifo__set_out(fifo, len < in - out ? out + len : in, kind);
 }
 
 /* ---- locked calls ----------------------------------------------------- */

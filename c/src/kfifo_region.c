@@ -7,11 +7,11 @@
  * Prepare only looks: it computes the regions from the same bounds kfifo_in()
  * and kfifo_out() use and stores no index, so a prepare that is never
  * finished changes nothing.  Finish stores the index through the same
- * publish helper as kfifo_in() / kfifo_out() (kfifo_internal.h), so that
+ * publish helper as kfifo_in() / kfifo_out() (kfifo_index.h), so that
  * whatever those helpers do on publication (release ordering, the Debug
  * invariant check, waking waiters) finish does too.
  */
-#include "kfifo_internal.h"
+#include "kfifo_index.h"
 
 /* The @n (0 < @n <= size) bytes at index @idx as one or two regions. */
 static void kfifo__regions(struct kfifo *fifo, unsigned int idx, unsigned int n,
@@ -43,12 +43,12 @@ static unsigned int kfifo__no_regions(struct kfifo *fifo,
 	return 0;
 }
 
-static inline unsigned int kfifo__in_prepare(struct kfifo *fifo,
+KFIFO__INLINE unsigned int kfifo__in_prepare(struct kfifo *fifo,
 					     struct kfifo_region r[2],
-					     unsigned int n, int sh)
+					     unsigned int n, enum kfifo__kind kind)
 {
-	unsigned int in = kfifo__own_in(fifo, sh);
-	unsigned int avail = kfifo__avail_for(fifo, in, n, sh);
+	unsigned int in = kfifo__own_in(fifo, kind);
+	unsigned int avail = kfifo__avail_for(fifo, in, n, kind);
 
 	if (n > avail)
 		n = avail;
@@ -58,26 +58,26 @@ static inline unsigned int kfifo__in_prepare(struct kfifo *fifo,
 	return n;
 }
 
-static inline unsigned int kfifo__in_finish(struct kfifo *fifo,
-					    unsigned int n, int sh)
+KFIFO__INLINE unsigned int kfifo__in_finish(struct kfifo *fifo,
+					    unsigned int n, enum kfifo__kind kind)
 {
-	unsigned int in = kfifo__own_in(fifo, sh);
-	unsigned int avail = kfifo__avail_for(fifo, in, n, sh);
+	unsigned int in = kfifo__own_in(fifo, kind);
+	unsigned int avail = kfifo__avail_for(fifo, in, n, kind);
 
 	if (n > avail)
 		n = avail;
 	if (n == 0)
 		return 0;
-	kfifo__publish_in(fifo, in + n, sh);
+	kfifo__publish_in(fifo, in + n, kind);
 	return n;
 }
 
-static inline unsigned int kfifo__out_prepare(struct kfifo *fifo,
+KFIFO__INLINE unsigned int kfifo__out_prepare(struct kfifo *fifo,
 					      struct kfifo_region r[2],
-					      unsigned int n, int sh)
+					      unsigned int n, enum kfifo__kind kind)
 {
-	unsigned int out = kfifo__own_out(fifo, sh);
-	unsigned int len = kfifo__len_for(fifo, out, n, sh);
+	unsigned int out = kfifo__own_out(fifo, kind);
+	unsigned int len = kfifo__len_for(fifo, out, n, kind);
 
 	if (n > len)
 		n = len;
@@ -87,31 +87,31 @@ static inline unsigned int kfifo__out_prepare(struct kfifo *fifo,
 	return n;
 }
 
-static inline unsigned int kfifo__out_finish(struct kfifo *fifo,
-					     unsigned int n, int sh)
+KFIFO__INLINE unsigned int kfifo__out_finish(struct kfifo *fifo,
+					     unsigned int n, enum kfifo__kind kind)
 {
-	unsigned int out = kfifo__own_out(fifo, sh);
-	unsigned int len = kfifo__len_for(fifo, out, n, sh);
+	unsigned int out = kfifo__own_out(fifo, kind);
+	unsigned int len = kfifo__len_for(fifo, out, n, kind);
 
 	if (n > len)
 		n = len;
 	if (n == 0)
 		return 0;
-	kfifo__publish_out(fifo, out + n, sh);
+	kfifo__publish_out(fifo, out + n, kind);
 	return n;
 }
 
-KFIFO__SHARED_INSTANCE(unsigned int, kfifo__in_prepare,
+KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__in_prepare,
 		       (struct kfifo *fifo, struct kfifo_region r[2],
 			unsigned int n),
 		       fifo, r, n)
-KFIFO__SHARED_INSTANCE(unsigned int, kfifo__in_finish,
+KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__in_finish,
 		       (struct kfifo *fifo, unsigned int n), fifo, n)
-KFIFO__SHARED_INSTANCE(unsigned int, kfifo__out_prepare,
+KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_prepare,
 		       (struct kfifo *fifo, struct kfifo_region r[2],
 			unsigned int n),
 		       fifo, r, n)
-KFIFO__SHARED_INSTANCE(unsigned int, kfifo__out_finish,
+KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_finish,
 		       (struct kfifo *fifo, unsigned int n), fifo, n)
 
 unsigned int kfifo_in_prepare(struct kfifo *fifo, struct kfifo_region r[2],

@@ -8,20 +8,11 @@
  * Critical sections here are one memcpy long, so that is enough.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <kfifo.h>
+#include "kfifo_atomic.h"
 
 #include <sched.h>
 
 #define KFIFO__SPINS_BEFORE_YIELD 128
-
-static inline void kfifo__cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-	__asm__ __volatile__("yield");
-#endif
-}
 
 void kfifo_spin_lock_init(kfifo_spinlock_t *lock)
 {

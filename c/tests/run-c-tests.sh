@@ -16,6 +16,7 @@
 #   tsan     ThreadSanitizer (gcc), ctest, shorter stress    BUILD_ROOT/c-tsan
 #   fallback the wait tests on the sleep-poll fallback       BUILD_ROOT/c-fallback
 #            other systems use (KFIFO_WAIT_FALLBACK=ON, gcc)
+#   m32      i686: gcc -m32 (multilib) build, ctest          BUILD_ROOT/c-m32
 #   fuzz     libFuzzer (clang), fixed time budget            BUILD_ROOT/c-fuzz
 #            (fuzz_ops against the model, then fuzz_shared: a shared
 #            fifo whose peer scribbles over the mapping)
@@ -214,6 +215,31 @@ STAGE_CTEST_ARGS=(-R '^test_(wait|shared)')
 ctest_stage fallback "$BUILD_ROOT/c-fallback" -- -DCMAKE_C_COMPILER=gcc \
   "${WERROR[@]}" -DKFIFO_WAIT_FALLBACK=ON
 STAGE_CTEST_ARGS=()
+
+# ---- 4b. i686: the library and its ctest built with -m32 -------------------
+# The shared layout is a file format that does not depend on pointer width,
+# and the library works on 32-bit targets: the whole suite, built for i686
+# with Debian's multilib (gcc-multilib, g++-multilib), runs on this x86-64
+# kernel; then an x86-64 and an i686 process share one fifo.
+if [[ $(uname -m) == x86_64 ]] &&
+   echo 'int main(void) { return 0; }' |
+     gcc -m32 -x c - -o "$BUILD_ROOT/m32-probe" >/dev/null 2>&1; then
+  ctest_stage m32 "$BUILD_ROOT/c-m32" -- -DCMAKE_C_COMPILER=gcc \
+    "${WERROR[@]}" -DCMAKE_C_FLAGS=-m32 -DCMAKE_CXX_FLAGS=-m32 \
+    $(have g++ && echo -DCMAKE_CXX_COMPILER=g++)
+  # one shared fifo in a file, each step by the other width in turn
+  x64=$BUILD_ROOT/c-gcc/c/tests/shared_xwidth x32=$BUILD_ROOT/c-m32/c/tests/shared_xwidth
+  xf=$BUILD_ROOT/m32-xwidth.block
+  if { rm -f "$xf" && "$x64" create "$xf" && "$x32" answer "$xf" && "$x64" check "$xf" &&
+       rm -f "$xf" && "$x32" create "$xf" && "$x64" answer "$xf" && "$x32" check "$xf"; } \
+       >>"$LOGS/m32.log" 2>&1; then
+    record m32-x64 PASS "one shared fifo used by x86-64 and i686 processes in turn, both ways"
+  else
+    record m32-x64 FAIL "x86-64 and i686 processes could not share a fifo, log: $LOGS/m32.log"
+  fi
+else
+  record m32 SKIP "gcc -m32 cannot link here (x86-64 with gcc-multilib and g++-multilib needed)"
+fi
 
 # ---- 5. libFuzzer, for a fixed time ---------------------------------------
 fuzz_stage() {

@@ -185,6 +185,33 @@ static void test_in_rec_header_limits_255_and_65535(void)
 	}
 }
 
+/* The header limit is one public rule: kfifo_rec_max() gives it, and
+ * kfifo_in_rec() takes exactly the records up to it. */
+static void test_rec_max_is_the_limit_in_rec_applies(void)
+{
+	static const unsigned int bad[] = { 3, 4, 255, 65536, UINT_MAX };
+	unsigned int recsize;
+	size_t i;
+	struct kfifo f;
+
+	CHECK_UINT(kfifo_rec_max(0), UINT_MAX);
+	CHECK_UINT(kfifo_rec_max(1), 255);
+	CHECK_UINT(kfifo_rec_max(2), 65535);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_UINT(kfifo_rec_max(rt(bad[i])), 0);
+	KT_MAKE(&f, 1u << 17, 0);
+	for (recsize = 1; recsize <= 2; recsize++) {
+		th_context("recsize=%u", recsize);
+		CHECK_UINT(kfifo_in_rec(&f, src, kfifo_rec_max(recsize),
+					rt(recsize)), 0);
+		CHECK_UINT(kfifo_in_rec(&f, src, kfifo_rec_max(recsize) + 1,
+					rt(recsize)),
+			   kfifo_rec_max(recsize) + 2);
+		kfifo_reset(&f);
+	}
+	kfifo_free(&f);
+}
+
 static void test_in_rec_refuses_bad_recsize(void)
 {
 	static const unsigned int bad[] = { 3, 4, 8, 255, 256, 65536,
@@ -806,6 +833,7 @@ int main(void)
 	RUN_TEST(test_in_rec_refuses_record_without_room_and_changes_nothing);
 	RUN_TEST(test_in_rec_zero_length_records);
 	RUN_TEST(test_in_rec_header_limits_255_and_65535);
+	RUN_TEST(test_rec_max_is_the_limit_in_rec_applies);
 	RUN_TEST(test_in_rec_refuses_bad_recsize);
 	RUN_TEST(test_in_rec_n_uint_max_is_refused_without_overflow);
 	RUN_TEST(test_out_rec_takes_one_record);

@@ -181,6 +181,11 @@ static void test_attach_refuses_bad_memory(void)
 	set_word(mem, KFIFO_SHARED_OFF_VERSION, 0);
 	expect_attach_refused(mem, len, "version 0");
 	set_word(mem, KFIFO_SHARED_OFF_VERSION, KFIFO_SHARED_VERSION);
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS, 1);
+	expect_attach_refused(mem, len, "a flag version 2 does not define");
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS, 0x80000000u);
+	expect_attach_refused(mem, len, "the top flag");
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS, 0);
 	set_word(mem, KFIFO_SHARED_OFF_SIZE, 48);
 	expect_attach_refused(mem, len, "size not a power of two");
 	set_word(mem, KFIFO_SHARED_OFF_SIZE, 0);
@@ -204,6 +209,57 @@ static void test_attach_refuses_bad_memory(void)
 	CHECK_INT(kfifo_shared_attach(&f, mem, len), 0);
 	CHECK_UINT(kfifo_size(&f), 32);
 	munmap(mem, 2 * len);
+}
+
+/* The layout is a file format: the same numbers on every target (this
+ * test runs in the -m32 stage too). */
+static void test_layout_version_2_offsets(void)
+{
+	CHECK_UINT(KFIFO_SHARED_VERSION, 2);
+	CHECK_UINT(KFIFO_SHARED_OFF_MAGIC, 0);
+	CHECK_UINT(KFIFO_SHARED_OFF_VERSION, 4);
+	CHECK_UINT(KFIFO_SHARED_OFF_SIZE, 8);
+	CHECK_UINT(KFIFO_SHARED_OFF_FLAGS, 12);
+	CHECK_UINT(KFIFO_SHARED_OFF_DATA_WAITERS, 16);
+	CHECK_UINT(KFIFO_SHARED_OFF_ROOM_WAITERS, 20);
+	CHECK_UINT(KFIFO_SHARED_OFF_CLOSED, 24);
+	CHECK_UINT(KFIFO_SHARED_OFF_IN, 64);
+	CHECK_UINT(KFIFO_SHARED_OFF_DATA_SEQ, 68);
+	CHECK_UINT(KFIFO_SHARED_OFF_OUT, 128);
+	CHECK_UINT(KFIFO_SHARED_OFF_ROOM_SEQ, 132);
+	CHECK_UINT(KFIFO_SHARED_OFF_DATA, 256);
+	CHECK_UINT(kfifo_shared_bytes(64), 320);
+}
+
+/*
+ * A block of layout version 1, as earlier builds laid it out (an image of a
+ * 64-bit struct kfifo: the magic over the buffer pointer, @in at 92, @out
+ * at 172), is refused with -EINVAL and the memory left alone; the two
+ * words kfifo.h names tell it from garbage.
+ */
+static void test_attach_refuses_a_version_1_block(void)
+{
+	size_t len = kfifo_shared_bytes(64);
+	unsigned char *mem = map_shared(len), before[320];
+	struct kfifo f;
+
+	memset(mem, 0, len);
+	set_word(mem, 0, KFIFO_SHARED_MAGIC);
+	set_word(mem, 4, 1);
+	set_word(mem, 8, 64);
+	set_word(mem, 92, 5); /* in */
+	set_word(mem, 172, 2); /* out */
+	memcpy(before, mem, sizeof(before));
+	expect_attach_refused(mem, len, "layout version 1");
+	CHECK_MEM(mem, before, sizeof(before));
+	/* how a caller tells "another version" from "no fifo" */
+	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_MAGIC), KFIFO_SHARED_MAGIC);
+	CHECK(get_word(mem, KFIFO_SHARED_OFF_VERSION) != KFIFO_SHARED_VERSION);
+	/* created again, it is a version-2 fifo */
+	CHECK_INT(kfifo_shared_create(&f, mem, len, 64), 0);
+	CHECK_INT(kfifo_shared_attach(&f, mem, len), 0);
+	CHECK_UINT(kfifo_len(&f), 0);
+	munmap(mem, len);
 }
 
 static void test_header_words_at_documented_offsets(void)
@@ -1044,6 +1100,8 @@ int main(void)
 	RUN_TEST(test_shared_bytes_edges);
 	RUN_TEST(test_create_refuses_bad_arguments);
 	RUN_TEST(test_attach_refuses_bad_memory);
+	RUN_TEST(test_layout_version_2_offsets);
+	RUN_TEST(test_attach_refuses_a_version_1_block);
 	RUN_TEST(test_header_words_at_documented_offsets);
 	RUN_TEST(test_two_handles_byte_stream);
 	RUN_TEST(test_two_handles_peek_and_skip);

@@ -30,7 +30,7 @@
 #define KT_WAIT_FUTEX 0
 #endif
 
-/* Set by the library: publishers go without the fence (kfifo_internal.h).
+/* Set by the library: publishers go without the fence (kfifo_wake.h).
  * Tests set it to 0 while no fifo is in use to run the fenced path. */
 extern unsigned char kfifo__membarrier_ready;
 

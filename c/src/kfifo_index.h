@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfifo_index.h - reading the indices: each side's own, a consistent
+ * snapshot of both, and the other side's through a cache; and publishing
+ * a side's own.  Private: nothing here is part of the API.
+ *
+ * Memory model.  @in is written only by the producer and @out only by the
+ * consumer.  The producer reads @out with acquire (the consumer has
+ * finished reading the bytes it released), copies its data, then publishes
+ * the new @in with release.  The consumer mirrors it: acquire @in (the
+ * data behind it is visible), copy, release @out.  Each side reads its own
+ * index relaxed.
+ */
+#ifndef KFIFO_INDEX_H
+#define KFIFO_INDEX_H
+
+#include "kfifo_wake.h"
+
+/* This side's own index (in a shared fifo the other process can write it
+ * too: it is used only masked, and every level from it is clamped). */
+KFIFO__INLINE unsigned int kfifo__own_in(struct kfifo *fifo,
+					 enum kfifo__kind kind)
+{
+	return kfifo__load_relaxed(kfifo__in_word(fifo, kind));
+}
+
+KFIFO__INLINE unsigned int kfifo__own_out(struct kfifo *fifo,
+					  enum kfifo__kind kind)
+{
+	return kfifo__load_relaxed(kfifo__out_word(fifo, kind));
+}
+
+/*
+ * The fill level as a third party sees it, not clamped (kfifo_valid()
+ * looks at it raw), with loads of memory order @order: __ATOMIC_ACQUIRE
+ * for the size queries, __ATOMIC_SEQ_CST for the waiters' checks (W2 of
+ * kfifo_wake.h).  @out is read on both sides of @in: if it did not move,
+ * (in - out) is a level the fifo really had at the moment @in was read.
+ * Each retry means the consumer made progress, so the loop is lock-free
+ * (bounded on a handle).
+ */
+KFIFO__INLINE unsigned int kfifo__snapshot(struct kfifo *fifo, int order)
+{
+	enum kfifo__kind kind = kfifo__kind(fifo);
+	unsigned int *pin = kfifo__in_word(fifo, kind);
+	unsigned int *pout = kfifo__out_word(fifo, kind);
+	unsigned int out, in, tries = 0;
+
+	do {
+		out = __atomic_load_n(pout, order);
+		in = __atomic_load_n(pin, order);
+	} while (out != __atomic_load_n(pout, order) &&
+		 !(kind == KFIFO__HANDLE && ++tries >= KFIFO__HANDLE_RETRIES));
+	return in - out;
+}
+
+/*
+ * The other side's index, cached (rigtorp's SPSCQueue, the kernel's
+ * ptr_ring): reading it costs a cache miss whenever the other side wrote
+ * it since, which is every call in a busy fifo.  The producer keeps the
+ * last @out it read; it may only be behind the true @out (the consumer
+ * only moves @out forward), so the space it shows is a lower bound and is
+ * good enough whenever it covers the request.  The bound holds only while
+ * @in is where this producer left it (@kfifo__in_seen): kfifo_reset(),
+ * kfifo_init() and tests that set @in and @out by hand move it, and then
+ * the cache is refreshed.  The acquire that loaded the cached value still
+ * orders this thread after the other side's release, so using it later is
+ * as safe as using it at once.
+ */
+KFIFO__INLINE unsigned int kfifo__avail_for(struct kfifo *fifo,
+					    unsigned int in, unsigned int need,
+					    enum kfifo__kind kind)
+{
+	unsigned int avail =
+		fifo->size - kfifo__used(fifo, in, fifo->kfifo__out_cache, kind);
+
+	if (need > avail || in != fifo->kfifo__in_seen) {
+		unsigned int out = kfifo__load_acquire(kfifo__out_word(fifo, kind));
+
+		fifo->kfifo__out_cache = out;
+		fifo->kfifo__in_seen = in;
+		avail = fifo->size - kfifo__used(fifo, in, out, kind);
+	}
+	return avail;
+}
+
+/* The producer publishes @in (and wakes waiting consumers, see
+ * kfifo__set_in()) and notes that the cached @out is relative to it. */
+KFIFO__INLINE void kfifo__publish_in(struct kfifo *fifo, unsigned int in,
+				     enum kfifo__kind kind)
+{
+	kfifo__set_in(fifo, in, kind);
+	fifo->kfifo__in_seen = in;
+}
+
+/* The consumer's mirror image: the fill level, at least @need if the fifo
+ * holds that much. */
+KFIFO__INLINE unsigned int kfifo__len_for(struct kfifo *fifo,
+					  unsigned int out, unsigned int need,
+					  enum kfifo__kind kind)
+{
+	unsigned int len = kfifo__used(fifo, fifo->kfifo__in_cache, out, kind);
+
+	if (need > len || out != fifo->kfifo__out_seen) {
+		unsigned int in = kfifo__load_acquire(kfifo__in_word(fifo, kind));
+
+		fifo->kfifo__in_cache = in;
+		fifo->kfifo__out_seen = out;
+		len = kfifo__used(fifo, in, out, kind);
+	}
+	return len;
+}
+
+/* The consumer's mirror image of kfifo__publish_in(). */
+KFIFO__INLINE void kfifo__publish_out(struct kfifo *fifo, unsigned int out,
+				      enum kfifo__kind kind)
+{
+	kfifo__set_out(fifo, out, kind);
+	fifo->kfifo__out_seen = out;
+}
+
+#endif /* KFIFO_INDEX_H */

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfifo_wake.h - the wait protocol: how publishers (every call that moves
+ * an index) and waiters (kfifo_wait.c) agree so that no wake-up is lost,
+ * and why that is enough.  The publishers' half is here, in line on every
+ * call; the out-of-line half of both sides is kfifo_wake.c.  Private:
+ * nothing here is part of the API.
+ *
+ * Linux sleeps on a futex unless the CMake option KFIFO_WAIT_FALLBACK
+ * asks for the portable sleep-poll loop, which other systems always use
+ * and in which publishers have nothing to do.
+ */
+#ifndef KFIFO_WAKE_H
+#define KFIFO_WAKE_H
+
+#include "kfifo_atomic.h"
+
+#include <time.h>
+
+#if defined(__linux__) && !defined(KFIFO_WAIT_FALLBACK)
+#define KFIFO__WAIT_FUTEX 1
+#else
+#define KFIFO__WAIT_FUTEX 0
+#endif
+
+/*
+ * The wait state, per direction (enum kfifo__dir): "data" (consumers wait
+ * for @in to move) and "room" (producers wait for @out to move).
+ *
+ *   waiters   how many threads wait in that direction.  Written only by a
+ *             thread that starts or stops waiting; read by the publisher
+ *             on every call, so it sits with @buffer and @size, a line
+ *             that both sides read all the time and nobody writes while
+ *             nobody waits.
+ *   seq       the futex word the waiters sleep on: bit 0 says "someone may
+ *             sleep on this value", bits 1-31 an epoch.  A wake turns it
+ *             into the next even value (new epoch, bit clear) and makes
+ *             the FUTEX_WAKE system call only if bit 0 was set.  A waiter
+ *             sets bit 0 before it checks its condition, so a wake after
+ *             the check always finds the bit set.  It sits on the waker's
+ *             line (data_seq with @in, room_seq with @out), which the
+ *             waiters read anyway to check @in / @out; the other side
+ *             writes it only to set bit 0 before sleeping.
+ *   closed    set by kfifo_close(), cleared by kfifo_reset().
+ *
+ * All are plain 32-bit words, zero in a fresh fifo (the static
+ * initialisers rely on it), that can live in a mapping shared between
+ * processes (kfifo_kind.h says where each kind keeps them).
+ *
+ * The protocol, for data (room is the mirror image, with @out):
+ *
+ *     publisher (moves @in)               waiter (wants data)
+ *     P1  store @in                       W1  waiters += 1   (+ membarrier)
+ *     P2  w = load waiters                    loop {
+ *     P3  if (w) {                              s = arm(seq)  (bit 0 set)
+ *           seq = next epoch              W2    check: load @in ...
+ *           FUTEX_WAKE if s had bit 0           if it holds: done
+ *         }                                     FUTEX_WAIT(seq, s)
+ *                                             }
+ *                                             waiters -= 1
+ *
+ * No lost wake-up.  This is Dekker's pattern: it needs P1 before P2 and W1
+ * before W2 in one order that both threads agree on, or each can miss the
+ * other (on x86 the store P1 may still sit in the store buffer when P2
+ * reads, and the consumer go to sleep on an old @in while the producer
+ * sees no waiter).  With that order, one of the two reads comes second
+ * and sees the other thread's write:
+ *
+ *   P2 sees the waiter:  P3 changes seq after the waiter armed s, so its
+ *                        FUTEX_WAIT (which compares atomically) fails or
+ *                        is woken;
+ *   W2 sees the new @in: the waiter does not sleep.
+ *
+ * A seq read that sees P3's bump reads from a release RMW, so the index
+ * stored before it is visible too.
+ *
+ * The order.  The usual way gives P1 and W1 a full fence each; the
+ * publisher's costs ~2 ns on every call (bench/run-wait-cost.sh: a
+ * 16-byte in+out round trip 20 % slower, column now_fenced).  So the fence
+ * is asymmetric, as in userspace RCU and folly's asymmetric barriers: the
+ * publisher keeps a release store and a relaxed load with only a compiler
+ * barrier between them, and the waiter, after W1, calls
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which makes every running
+ * thread of the process execute a full barrier (a thread that is not
+ * running passed one in the scheduler).  Wherever the publisher's barrier
+ * falls: before P1, then P2 comes after W1 and sees the waiter; between P1
+ * and P2, it is the fence Dekker needs; after P2, P1 is visible before the
+ * membarrier() call returns, so W2 sees it.  One membarrier() per wait
+ * call is enough: every later publication has its P2 after that barrier
+ * and sees the count, which stays >= 1 until this waiter leaves.  Only a
+ * thread about to sleep pays (a system call and an IPI per running CPU of
+ * the process).
+ *
+ * When membarrier() cannot be registered (old kernel, seccomp), for a
+ * handle (membarrier() does not reach the other process), and in the
+ * tests that force it, publishers take the fenced path instead: P1 is a
+ * seq_cst store and P2 a seq_cst load, W1 a seq_cst RMW and W2 seq_cst
+ * loads, so that the C11 single total order of seq_cst operations gives
+ * the same either-or.  The choice is made once, by a constructor, before
+ * main(): every waiter and every publisher agree on it.
+ */
+
+/* 1 once membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) is registered for
+ * this process (kfifo_wake.c).  Tests set it to 0, while no fifo is in
+ * use, to run the fenced path. */
+extern __attribute__((visibility("hidden"))) unsigned char
+	kfifo__membarrier_ready;
+
+/* Whether publishers of a fifo of @kind may go without the fence. */
+KFIFO__INLINE int kfifo__light_publish(enum kfifo__kind kind)
+{
+	/* (the hint on the load itself: on the && gcc put the fenced path
+	 * in line, a taken jump on every ordinary publish) */
+	return kind == KFIFO__ORDINARY &&
+	       __builtin_expect(__atomic_load_n(&kfifo__membarrier_ready,
+						__ATOMIC_RELAXED),
+				1);
+}
+
+/* P1 and P2: store @v into the index @idx, then return the number of
+ * threads waiting for it to move (*@waiters). */
+KFIFO__INLINE unsigned int kfifo__store_index(unsigned int *idx,
+					      unsigned int v,
+					      const unsigned int *waiters,
+					      enum kfifo__kind kind)
+{
+#if KFIFO__WAIT_FUTEX
+	if (__builtin_expect(kfifo__light_publish(kind), 1)) {
+		kfifo__store_release(idx, v);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		return kfifo__load_relaxed(waiters);
+	}
+	__atomic_store_n(idx, v, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(waiters, __ATOMIC_SEQ_CST);
+#else
+	(void)kind;
+	(void)waiters;
+	kfifo__store_release(idx, v);
+	return 0;
+#endif
+}
+
+/* P3, out of line (kfifo_wake.c): a new epoch in *@seq, and a FUTEX_WAKE
+ * of every thread sleeping on it if any may be. */
+void kfifo__wake(struct kfifo *fifo, unsigned int *seq);
+
+/*
+ * P1-P3 for direction @dir: publish @v as the index its waiters wait on
+ * (@in for data, @out for room) and wake them.  Every call that moves an
+ * index goes through here, most through kfifo__publish_in/_out()
+ * (kfifo_index.h), which also keep that side's index cache.
+ */
+KFIFO__INLINE void kfifo__set_index(struct kfifo *fifo, enum kfifo__dir dir,
+				    unsigned int v, enum kfifo__kind kind)
+{
+	unsigned int *idx = dir == KFIFO__DATA_DIR ? kfifo__in_word(fifo, kind)
+						   : kfifo__out_word(fifo, kind);
+
+	if (kfifo__store_index(idx, v, kfifo__waiters_word(fifo, kind, dir),
+			       kind))
+		kfifo__wake(fifo, kfifo__seq_word(fifo, kind, dir));
+	kfifo__debug_check(fifo, kind);
+}
+
+/* Publish a new @in and wake the consumers waiting for data. */
+KFIFO__INLINE void kfifo__set_in(struct kfifo *fifo, unsigned int in,
+				 enum kfifo__kind kind)
+{
+	kfifo__set_index(fifo, KFIFO__DATA_DIR, in, kind);
+}
+
+/* Publish a new @out and wake the producers waiting for room. */
+KFIFO__INLINE void kfifo__set_out(struct kfifo *fifo, unsigned int out,
+				  enum kfifo__kind kind)
+{
+	kfifo__set_index(fifo, KFIFO__ROOM_DIR, out, kind);
+}
+
+/* ---- the waiters' half, out of line (kfifo_wake.c) ------------------- */
+
+/*
+ * W1: count a waiter in *@waiters and order that before the checks that
+ * follow.  Returns whether the publishers are now sure to wake it (sleep
+ * on the futex); if membarrier() fails after all (a seccomp filter
+ * installed later), they are not, and the waiter polls.  The waiter
+ * counts itself out with a seq_cst decrement when it leaves.
+ */
+int kfifo__announce(struct kfifo *fifo, unsigned int *waiters);
+
+/* Set bit 0 of *@seq ("someone may sleep on this value") and return the
+ * value with it set, the value to sleep on. */
+unsigned int kfifo__arm(unsigned int *seq);
+
+#if KFIFO__WAIT_FUTEX
+/* Sleep on the futex *@seq while it holds @val, until @deadline
+ * (CLOCK_MONOTONIC; NULL: no limit).  Returns EINTR if a signal handler
+ * ended the sleep, else 0 (woken, timed out, or the value had changed). */
+int kfifo__futex_wait(struct kfifo *fifo, unsigned int *seq, unsigned int val,
+		      const struct timespec *deadline);
+#endif
+
+/* The wait state of a fifo nobody uses: open, nobody waiting (on an
+ * ordinary fifo, or on a handle being reset to one). */
+KFIFO__INLINE void kfifo__wait_clear(struct kfifo *fifo)
+{
+	__atomic_store_n(&fifo->kfifo__data_waiters, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fifo->kfifo__room_waiters, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fifo->kfifo__data_seq, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fifo->kfifo__room_seq, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fifo->kfifo__closed, 0, __ATOMIC_RELAXED);
+}
+
+#endif /* KFIFO_WAKE_H */
