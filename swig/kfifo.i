@@ -50,9 +50,10 @@
 }
 %typemap(in, numinputs=0) PyObject *self "$1 = self;"
 
-%typemap(in) (const void *from, unsigned int n) (Py_buffer view, int got = 0) {
-	if (kfpy_arg_data($input, "$symname", &view, &got, &$1, &$2) < 0)
+%typemap(in) (const void *from, unsigned int n) (Py_buffer view, int got = 0, const void *buf = NULL) {
+	if (kfpy_arg_data($input, "$symname", &view, &got, &buf, &$2) < 0)
 		SWIG_fail;
+	$1 = ($1_ltype)buf;
 }
 %typemap(freearg) (const void *from, unsigned int n) {
 	if (got$argnum)
@@ -82,6 +83,17 @@
 %typemap(in) kfpy_spinlock *lock {
 	if (kfpy_arg_lock($input, "$symname", &$1) < 0)
 		SWIG_fail;
+}
+
+/* put() takes any length: a Py_ssize_t, never clamped */
+%typemap(in) (const void *data, Py_ssize_t n) (Py_buffer view, int got = 0, const void *buf = NULL) {
+	if (kfpy_arg_data_len($input, "$symname", &view, &got, &buf, &$2) < 0)
+		SWIG_fail;
+	$1 = ($1_ltype)buf;
+}
+%typemap(freearg) (const void *data, Py_ssize_t n) {
+	if (got$argnum)
+		PyBuffer_Release(&view$argnum);
 }
 
 /* The same conversions under the names the blocking calls take by keyword. */
@@ -174,7 +186,7 @@ PyObject *kfpy_reset_out(kfpy_kfifo *self);
 %feature("kwargs") kfpy_get_rec;
 %feature("kwargs") kfpy_wait_avail;
 %feature("kwargs") kfpy_wait_len;
-PyObject *kfpy_put(kfpy_kfifo *self, const void *data, unsigned int n,
+PyObject *kfpy_put(kfpy_kfifo *self, const void *data, Py_ssize_t n,
 		   PyObject *timeout);
 PyObject *kfpy_get(kfpy_kfifo *self, unsigned int n, PyObject *timeout);
 PyObject *kfpy_get_into(kfpy_kfifo *self, void *buffer, unsigned int n,

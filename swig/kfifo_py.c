@@ -54,6 +54,9 @@
 #include "kfifo_py.h"
 
 #include <limits.h>
+#include <stdint.h>
+#include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +121,67 @@ static PyObject *kf_exiting_error(const char *method)
 		     "Kfifo.%s(): the interpreter is exiting while another "
 		     "thread is inside a call on this fifo", method);
 	return NULL;
+}
+
+/*
+ * The exception set now, kept aside while cleanup code runs: the 3.12
+ * API (one object) where there is one, the three-part one before.
+ */
+typedef struct {
+#if PY_VERSION_HEX >= 0x030C0000
+	PyObject *exc;
+#else
+	PyObject *type, *value, *tb;
+#endif
+} kf_exc_saved;
+
+static void kf_exc_save(kf_exc_saved *s)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+	s->exc = PyErr_GetRaisedException();
+#else
+	PyErr_Fetch(&s->type, &s->value, &s->tb);
+#endif
+}
+
+static void kf_exc_restore(kf_exc_saved *s)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+	PyErr_SetRaisedException(s->exc);
+#else
+	PyErr_Restore(s->type, s->value, s->tb);
+#endif
+}
+
+/*
+ * Replace the exception set now by a new one of type @type whose
+ * message is the old one's, the old one as its __cause__ (PEP 3134).
+ */
+static void kf_exc_reraise_as(PyObject *type)
+{
+	PyObject *cause, *exc;
+#if PY_VERSION_HEX >= 0x030C0000
+	cause = PyErr_GetRaisedException();
+#else
+	PyObject *t, *tb;
+
+	PyErr_Fetch(&t, &cause, &tb);
+	PyErr_NormalizeException(&t, &cause, &tb);
+	if (tb != NULL)
+		PyException_SetTraceback(cause, tb);
+	Py_XDECREF(t);
+	Py_XDECREF(tb);
+#endif
+	if (cause == NULL)
+		return;
+	exc = PyObject_CallFunction(type, "N", PyObject_Str(cause));
+	if (exc == NULL) {
+		Py_DECREF(cause);
+		return;
+	}
+	PyException_SetCause(exc, cause); /* steals cause */
+	PyErr_SetObject(type, exc);
+	Py_DECREF(exc);
 }
 
 /* ---- side flags ---------------------------------------------------------------- */
@@ -309,6 +373,51 @@ static inline int kf_nogil(unsigned int copy, const kfifo_spinlock_t *lock)
 	return copy >= KFPY_GIL_THRESHOLD || (lock != NULL && !kf_spin_free(lock));
 }
 
+/* ---- fork ---------------------------------------------------------------------------- */
+
+unsigned long kfpy_fork_gen;
+
+static void kf_atfork_child(void)
+{
+	kfpy_fork_gen++;
+}
+
+/*
+ * In a fork child only the forking thread exists: a side claimed by
+ * another thread of the parent (a copy without the GIL), its queue of
+ * tickets and the threads counted as waiters are gone, and a gate lock
+ * may be held by one of them.  Start this process's state afresh; the
+ * fifo's data and indices are untouched.
+ */
+static void kf_side_after_fork(kf_side *s)
+{
+	PyThread_type_lock gate = PyThread_allocate_lock();
+
+	s->busy = 0;
+	s->next_ticket = s->serving = 0;
+	if (gate != NULL) {
+		/* the old one may be held by a thread that is not here: it
+		 * is left, a few bytes once per fork */
+		s->gate = gate;
+	}
+}
+
+static void kf_after_fork(kfpy_kfifo *k)
+{
+	if (k->st != NULL) {
+		kf_side_after_fork(&k->st->prod);
+		kf_side_after_fork(&k->st->cons);
+		k->st->waiters = 0;
+	}
+	k->fork_gen = kfpy_fork_gen;
+}
+
+static inline void kf_check_fork(kfpy_kfifo *k)
+{
+	if (k->fork_gen != kfpy_fork_gen)
+		kf_after_fork(k);
+}
+
 /* ---- argument conversion ------------------------------------------------------------ */
 
 int kfpy_arg_self_slow(PyObject *self, const char *method, kfpy_kfifo **out)
@@ -322,6 +431,7 @@ int kfpy_arg_self_slow(PyObject *self, const char *method, kfpy_kfifo **out)
 		return -1;
 	}
 	k = (kfpy_kfifo *)self;
+	kf_check_fork(k);
 	if (k->st == NULL && !k->freed) {
 		PyErr_Format(PyExc_ValueError,
 			     "Kfifo.%s(): the Kfifo is not initialised "
@@ -454,6 +564,24 @@ int kfpy_arg_data_slow(PyObject *o, const char *method, Py_buffer *view,
 	return 0;
 }
 
+int kfpy_arg_data_len(PyObject *o, const char *method, Py_buffer *view,
+		      int *got, const void **buf, Py_ssize_t *n)
+{
+	if (PyBytes_CheckExact(o)) {
+		*buf = PyBytes_AS_STRING(o);
+		*n = PyBytes_GET_SIZE(o);
+		return 0;
+	}
+	if (PyObject_GetBuffer(o, view, PyBUF_SIMPLE) < 0) {
+		kf_buffer_error(o, method, "data", 0);
+		return -1;
+	}
+	*got = 1;
+	*buf = view->buf;
+	*n = view->len;
+	return 0;
+}
+
 int kfpy_arg_writable(PyObject *o, const char *method, Py_buffer *view,
 		      const char *name, void **buf, unsigned int *n)
 {
@@ -554,14 +682,15 @@ static PyObject *kf_shm_call(const char *fn, PyObject *args)
 }
 
 /*
- * Close (and, in the process that created it, unlink) the block of a
- * shared fifo, after its view was released.  0, or -1 with an exception.
- * At exit, when importing is no longer possible, the process's end unmaps
- * it and kfifo._shm's atexit hook has unlinked it already.
+ * block.close(): kfifo._shm unmaps the block and, in the process that
+ * created it, unlinks its name; the C side only hands the mapping back,
+ * after its own view of it was released.  Steals @block.  0, or -1 with
+ * an exception.  At exit the block is only let go: the process's end
+ * unmaps it, and kfifo._shm unlinks its own blocks at exit by itself.
  */
-static int kf_drop_block(PyObject *block, long owner)
+static int kf_drop_block(PyObject *block)
 {
-	PyObject *args, *r;
+	PyObject *r;
 
 	if (block == NULL)
 		return 0;
@@ -569,9 +698,7 @@ static int kf_drop_block(PyObject *block, long owner)
 		Py_DECREF(block);
 		return 0;
 	}
-	args = Py_BuildValue("(Ol)", block, owner);
-	r = args ? kf_shm_call("release", args) : NULL;
-	Py_XDECREF(args);
+	r = PyObject_CallMethod(block, "close", NULL);
 	Py_DECREF(block);
 	if (r == NULL)
 		return -1;
@@ -582,36 +709,31 @@ static int kf_drop_block(PyObject *block, long owner)
 /* kf_drop_block() on a path that may have an exception set (a failed
  * constructor, dealloc): the exception stays, a failure here is reported
  * as unraisable (not with the object, which may be dying). */
-static void kf_drop_block_quietly(PyObject *block, long owner)
+static void kf_drop_block_quietly(PyObject *block)
 {
-	PyObject *t, *v, *tb;
+	kf_exc_saved saved;
 
 	if (block == NULL)
 		return;
-	PyErr_Fetch(&t, &v, &tb);
-	if (kf_drop_block(block, owner) < 0)
+	kf_exc_save(&saved);
+	if (kf_drop_block(block) < 0)
 		PyErr_WriteUnraisable(NULL);
-	PyErr_Restore(t, v, tb);
+	kf_exc_restore(&saved);
 }
 
 /* Take the block out of @k: the caller drops it once the view is released. */
-static PyObject *kf_take_block(kfpy_kfifo *k, long *owner)
+static PyObject *kf_take_block(kfpy_kfifo *k)
 {
 	PyObject *block = k->block;
 
-	*owner = k->block_owner;
 	k->block = NULL;
-	k->block_owner = 0;
 	return block;
 }
 
 /* Take @k's block (if any) and drop it quietly (constructor failure, GC). */
 static void kf_drop_own_block_quietly(kfpy_kfifo *k)
 {
-	long owner;
-	PyObject *block = kf_take_block(k, &owner);
-
-	kf_drop_block_quietly(block, owner);
+	kf_drop_block_quietly(kf_take_block(k));
 }
 
 /*
@@ -679,13 +801,7 @@ static int kf_init_buffer(kfpy_kfifo *k, PyObject *buffer)
 		if (PyErr_ExceptionMatches(PyExc_TypeError) &&
 		    PyObject_CheckBuffer(buffer)) {
 			/* a buffer, but not one we can use */
-			PyObject *t, *v, *tb;
-
-			PyErr_Fetch(&t, &v, &tb);
-			PyErr_Format(PyExc_ValueError, "%S", v);
-			Py_XDECREF(t);
-			Py_XDECREF(v);
-			Py_XDECREF(tb);
+			kf_exc_reraise_as(PyExc_ValueError);
 		}
 		return -1;
 	}
@@ -740,30 +856,34 @@ static int kf_init_block(kfpy_kfifo *k, PyObject *block, int create,
 	return 0;
 }
 
-/* Set the indices of the new shared fifo of @k to @start: nobody else has
- * seen it yet; attaching again gives the handle caches that match. */
+/*
+ * Set the indices of the new shared fifo of @k to @start.  The handle
+ * kfifo_shared_create() made stays valid: its caches are used only while
+ * its own index is what it left (kfifo.h, struct kfifo), so it reads the
+ * new indices on its next call.  Nothing is attached a second time: a
+ * peer that wrote into the block meanwhile changes nothing here.
+ */
 static void kf_shared_start(kfpy_kfifo *k, unsigned int start)
 {
 	unsigned char *mem = k->view.buf;
 
 	__atomic_store_n((unsigned int *)(void *)(mem + KFIFO_SHARED_OFF_IN),
-			 start, __ATOMIC_RELAXED);
+			 start, __ATOMIC_RELEASE);
 	__atomic_store_n((unsigned int *)(void *)(mem + KFIFO_SHARED_OFF_OUT),
-			 start, __ATOMIC_RELAXED);
-	/* the memory held a valid fifo a moment ago: it cannot fail */
-	if (kfifo_shared_attach(&k->st->fifo, mem, (size_t)k->view.len) != 0)
-		Py_FatalError("kfifo: a new shared fifo did not attach");
+			 start, __ATOMIC_RELEASE);
 }
+
+static PyObject *kf_from_block(PyObject *cls, PyObject *block);
 
 /* Kfifo.attach(name): a classmethod, added to the type by kfpy_types_init */
 static PyObject *kf_attach(PyObject *cls, PyObject *name)
 {
-	PyObject *self, *args, *block;
-	kfpy_kfifo *k;
+	PyObject *args, *block;
 
-	if (!PyUnicode_Check(name)) {
+	if (!PyUnicode_Check(name) && !PyLong_Check(name)) {
 		PyErr_Format(PyExc_TypeError,
-			     "Kfifo.attach(): name must be a str, not %.100s",
+			     "Kfifo.attach(): name must be a str (or a file "
+			     "descriptor, an int), not %.100s",
 			     Py_TYPE(name)->tp_name);
 		return NULL;
 	}
@@ -772,15 +892,25 @@ static PyObject *kf_attach(PyObject *cls, PyObject *name)
 	Py_XDECREF(args);
 	if (block == NULL)
 		return NULL;
+	return kf_from_block(cls, block);
+}
+
+/* A new Kfifo of type @cls attached to @block (stolen). */
+static PyObject *kf_from_block(PyObject *cls, PyObject *block)
+{
+	PyObject *self;
+	kfpy_kfifo *k;
+
 	self = PyType_GenericAlloc((PyTypeObject *)cls, 0);
 	if (self == NULL) {
-		kf_drop_block_quietly(block, 0);
+		kf_drop_block_quietly(block);
 		return NULL;
 	}
 	k = (kfpy_kfifo *)self;
+	k->fork_gen = kfpy_fork_gen;
 	k->st = kf_state_new();
 	if (k->st == NULL) {
-		kf_drop_block_quietly(block, 0);
+		kf_drop_block_quietly(block);
 		Py_DECREF(self);
 		return NULL;
 	}
@@ -794,27 +924,30 @@ static PyObject *kf_attach(PyObject *cls, PyObject *name)
 static PyMethodDef kf_attach_def = {
 	"attach", kf_attach, METH_O | METH_CLASS,
 	"attach(name)\n--\n\n"
-	"A handle, in this process, to the shared fifo in the\n"
-	"``multiprocessing.shared_memory`` block *name* (``f.name`` of a fifo\n"
-	"made with ``Kfifo(size, shared=True)``, maybe in another process).\n"
+	"A handle, in this process, to the shared fifo in the POSIX shared\n"
+	"memory block *name* (``f.name`` of a fifo made with\n"
+	"``Kfifo(size, shared=True)``, maybe in another process).\n"
 	"It never unlinks the block. ``FileNotFoundError`` when no block has\n"
-	"that name, ``ValueError`` when the block holds no valid fifo.\n"
-	"The block is opened without registering it with multiprocessing's\n"
-	"resource tracker (``track=False`` on Python 3.13+, the same\n"
-	"``shm_open`` without the registration before), so that nothing\n"
-	"unlinks it or warns about it when this process ends."};
+	"that name (or the name cannot be one), ``ValueError`` when the block\n"
+	"holds no valid fifo. The block is opened without registering it with\n"
+	"multiprocessing's resource tracker, so that nothing unlinks it or\n"
+	"warns about it when this process ends.\n"
+	"\n"
+	"*name* may also be a file descriptor (an ``int``) of a shared memory\n"
+	"file or memfd holding a fifo, such as a ``sealed=True`` fifo's that\n"
+	"came by fd passing; it is duplicated, the caller keeps its own."};
 
 /* Kfifo(size=None, *, start=0, buffer=None, shared=False) */
 static int kf_tp_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
-	static char *kwlist[] = {"size", "start", "buffer", "shared", NULL};
+	static char *kwlist[] = {"size", "start", "buffer", "shared", "sealed", NULL};
 	PyObject *size = Py_None, *start = NULL, *buffer = Py_None;
 	kfpy_kfifo *k = (kfpy_kfifo *)self;
 	unsigned int s = 0, st = 0;
-	int ret, shared = 0;
+	int ret, shared = 0, sealed = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOp:Kfifo", kwlist,
-					 &size, &start, &buffer, &shared))
+	if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOpp:Kfifo", kwlist,
+					 &size, &start, &buffer, &shared, &sealed))
 		return -1;
 	if (k->st != NULL || k->freed) {
 		PyErr_SetString(PyExc_RuntimeError,
@@ -833,22 +966,29 @@ static int kf_tp_init(PyObject *self, PyObject *args, PyObject *kwds)
 				"block; it takes size, not buffer=");
 		return -1;
 	}
+	if (sealed && !shared) {
+		PyErr_SetString(PyExc_TypeError,
+				"Kfifo(): sealed=True is a form of shared fifo; "
+				"give shared=True too");
+		return -1;
+	}
 	if (start != NULL && kf_start_arg(start, &st) < 0)
 		return -1;
 	if (size != Py_None && kf_size_arg(size, &s) < 0)
 		return -1;
+	k->fork_gen = kfpy_fork_gen;
 	k->st = kf_state_new();
 	if (k->st == NULL)
 		return -1;
 	if (shared) {
-		PyObject *a = Py_BuildValue("(n)",
-					    (Py_ssize_t)kfifo_shared_bytes(s));
+		PyObject *a = Py_BuildValue("(nO)",
+					    (Py_ssize_t)kfifo_shared_bytes(s),
+					    sealed ? Py_True : Py_False);
 		PyObject *block = a ? kf_shm_call("create", a) : NULL;
 
 		Py_XDECREF(a);
 		if (block == NULL)
 			goto fail;
-		k->block_owner = (long)getpid();
 		if (kf_init_block(k, block, 1, s) < 0)
 			goto fail;
 		kf_shared_start(k, st);
@@ -906,8 +1046,9 @@ static int kf_tp_clear(PyObject *self)
 	kfpy_kfifo *k = (kfpy_kfifo *)self;
 	Py_buffer view;
 
-	if (k->st == NULL || k->exports > 0)
-		return 0;	/* a view still points in: freed by dealloc */
+	kf_check_fork(k);
+	if (k->st == NULL || k->regions > 0)
+		return 0;	/* a region still points in: freed by dealloc */
 	if (kf_exiting_in_flight(k->st)) {
 		kf_abandon(k);
 		return 0;
@@ -961,16 +1102,73 @@ static Py_ssize_t kf_sq_length(PyObject *self)
 
 /* ---- producer side --------------------------------------------------------------------- */
 
+/*
+ * Whether @n bytes at @p overlap the ring of @f.  Input may (the fifo's
+ * own buffer= object, a view of out_prepare) and the C core copies with
+ * memcpy, which must not see overlapping memory.
+ */
+static int kf_in_entered(kfpy_kfifo *k, enum kf_op op, const void *from,
+			 unsigned int n, unsigned int recsize,
+			 kfpy_spinlock *lock, unsigned int *r);
+
+static int kf_overlaps(struct kfifo *f, const void *p, unsigned int n)
+{
+	uintptr_t a = (uintptr_t)p, b = (uintptr_t)f->buffer;
+
+	return n > 0 && f->size > 0 && a < b + f->size && b < a + n;
+}
+
+/*
+ * A private copy of what the core will read of input @from (n bytes)
+ * that overlaps the ring: min(n, size) bytes, all a call can store
+ * (records longer than the fifo are refused without a copy).  NULL with
+ * an exception.
+ */
+static void *kf_overlap_copy(struct kfifo *f, const void *from, unsigned int *n)
+{
+	unsigned int m = *n < f->size ? *n : f->size;
+	void *tmp = PyMem_Malloc(m ? m : 1);
+
+	if (tmp == NULL) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	memmove(tmp, from, m);
+	*n = m;
+	return tmp;
+}
+
 /* One producer call; its C result in *r.  0, or -1 with an exception. */
 static int kf_in_call(kfpy_kfifo *k, enum kf_op op, const char *method,
 		      const void *from, unsigned int n, unsigned int recsize,
 		      kfpy_spinlock *lock, unsigned int *r)
 {
-	struct kf_call c = { op, from, NULL, n, recsize, 0, NULL };
-	unsigned int copy;
+	void *tmp = NULL;
+	int ret;
 
 	if (kf_enter(k, &k->st->prod, method) < 0)
 		return -1;
+	if (kf_overlaps(&k->st->fifo, from, n) &&
+	    ((op != KF_IN_REC && op != KF_FROM_USER_REC) ||
+	     n <= kfifo_size(&k->st->fifo))) {
+		tmp = kf_overlap_copy(&k->st->fifo, from, &n);
+		if (tmp == NULL)
+			return -1;
+		from = tmp;
+	}
+	ret = kf_in_entered(k, op, from, n, recsize, lock, r);
+	PyMem_Free(tmp);
+	return ret;
+}
+
+/* kf_in_call() with the producer side entered. */
+static int kf_in_entered(kfpy_kfifo *k, enum kf_op op, const void *from,
+			 unsigned int n, unsigned int recsize,
+			 kfpy_spinlock *lock, unsigned int *r)
+{
+	struct kf_call c = { op, from, NULL, n, recsize, 0, NULL };
+	unsigned int copy;
+
 	if (lock != NULL)
 		c.lock = &lock->lock;
 	/* small copies (the common case) need not ask the fill level */
@@ -1086,17 +1284,34 @@ PyObject *kfpy_out_locked(kfpy_kfifo *k, unsigned int n, kfpy_spinlock *lock)
 }
 
 /* out_into's body, for out_into() and get_into(): the count in *r.  0, or
- * -1 with an exception naming @method. */
+ * -1 with an exception naming @method.  An output buffer that overlaps
+ * the ring (its own buffer= object) gets the bytes through a copy. */
 static int kf_out_into_call(kfpy_kfifo *k, const char *method, void *to,
 			    unsigned int n, unsigned int *r)
 {
 	struct kf_call c = { KF_OUT, NULL, to, n, 0, 0, NULL };
 	unsigned int len;
+	void *tmp = NULL;
 
 	if (kf_enter(k, &k->st->cons, method) < 0)
 		return -1;
 	len = kfifo_len(&k->st->fifo);
-	*r = kf_run(k->st, &k->st->cons, &c, kf_nogil(n < len ? n : len, NULL));
+	if (len > n)
+		len = n;
+	if (kf_overlaps(&k->st->fifo, to, n)) {
+		tmp = PyMem_Malloc(len ? len : 1);
+		if (tmp == NULL) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		c.to = tmp;
+		c.n = len;
+	}
+	*r = kf_run(k->st, &k->st->cons, &c, kf_nogil(len, NULL));
+	if (tmp != NULL) {
+		memmove(to, tmp, *r);
+		PyMem_Free(tmp);
+	}
 	return 0;
 }
 
@@ -1248,8 +1463,12 @@ PyObject *kfpy_reset(kfpy_kfifo *k)
 	if (kf_exiting_in_flight(k->st))
 		return kf_exiting_error("reset");
 	kf_enter_both(k->st);
-	if (!k->freed)
+	if (!k->freed) {
 		kfifo_reset(&k->st->fifo);
+		/* kfifo_reset() wakes nobody: moving out (to where it is)
+		 * wakes the producers waiting for room, which there is now */
+		kfifo_reset_out(&k->st->fifo);
+	}
 	kf_side_release(&k->st->prod);
 	if (k->freed)
 		return kf_freed_error("reset");
@@ -1269,16 +1488,15 @@ PyObject *kfpy_free(kfpy_kfifo *k)
 	kf_state *st = k->st;
 	Py_buffer view;
 	int has_view = 0;
-	PyObject *block;
-	long owner;
 
 	if (k->freed)
 		Py_RETURN_NONE;
-	if (k->exports > 0) {
+	if (k->regions > 0) {
 		PyErr_Format(PyExc_BufferError,
-			     "Kfifo.free(): %zd memoryview(s) of in_prepare() or "
-			     "out_prepare() still point into the fifo; release "
-			     "them first", k->exports);
+			     "Kfifo.free(): %zd view(s) of in_prepare() or "
+			     "out_prepare() (memoryviews, or their .obj) still "
+			     "point into the fifo; release and drop them first",
+			     k->regions);
 		return NULL;
 	}
 	if (kf_exiting_in_flight(st)) {
@@ -1302,8 +1520,7 @@ PyObject *kfpy_free(kfpy_kfifo *k)
 	kf_side_release(&st->prod);
 	if (has_view)
 		PyBuffer_Release(&view);
-	block = kf_take_block(k, &owner);
-	if (kf_drop_block(block, owner) < 0)
+	if (kf_drop_block(kf_take_block(k)) < 0)
 		return NULL;
 	Py_RETURN_NONE;
 }
@@ -1342,10 +1559,40 @@ static int kf_deadline(PyObject *timeout, const char *method, long long *deadlin
 			     "None, not %.100s", method, Py_TYPE(timeout)->tp_name);
 		return -1;
 	}
-	t = PyFloat_AsDouble(timeout);
-	if (t == -1.0 && PyErr_Occurred())
-		return -1;
-	if (!(t >= 0.0)) {
+	if (PyFloat_Check(timeout)) {
+		t = PyFloat_AS_DOUBLE(timeout);
+		if (isnan(t)) {
+			PyErr_Format(PyExc_ValueError,
+				     "Kfifo.%s(): timeout must be a number of "
+				     "seconds, not nan", method);
+			return -1;
+		}
+	} else {
+		/* an integer of any size: its sign first, then its value
+		 * (one too big for a double is no limit at all) */
+		PyObject *i = PyNumber_Index(timeout), *zero;
+		int neg = -1;
+
+		if (i == NULL)
+			return -1;
+		zero = PyLong_FromLong(0);
+		if (zero != NULL)
+			neg = PyObject_RichCompareBool(i, zero, Py_LT);
+		Py_XDECREF(zero);
+		if (neg < 0) {
+			Py_DECREF(i);
+			return -1;
+		}
+		t = neg ? -1.0 : PyLong_AsDouble(i);
+		Py_DECREF(i);
+		if (t == -1.0 && PyErr_Occurred()) {
+			if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+				return -1;
+			PyErr_Clear();
+			t = HUGE_VAL;
+		}
+	}
+	if (t < 0.0) {
 		PyErr_Format(PyExc_ValueError,
 			     "Kfifo.%s(): timeout must not be negative, got %R",
 			     method, timeout);
@@ -1426,11 +1673,11 @@ static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
 	}
 }
 
-static PyObject *kf_closed_error(const char *method, unsigned int done,
-				 unsigned int n)
+static PyObject *kf_closed_error(const char *method, Py_ssize_t done,
+				 Py_ssize_t n)
 {
 	PyErr_Format(PyExc_BrokenPipeError,
-		     "Kfifo.%s(): the fifo is closed (%u of %u bytes stored by "
+		     "Kfifo.%s(): the fifo is closed (%zd of %zd bytes stored by "
 		     "this call)", method, done, n);
 	return NULL;
 }
@@ -1459,11 +1706,17 @@ static int kf_check_size(kfpy_kfifo *k, const char *method, unsigned int n)
 	return 0;
 }
 
-PyObject *kfpy_put(kfpy_kfifo *k, const void *from, unsigned int n,
+/*
+ * put() takes a buffer of any length (a Py_ssize_t, never clamped): it
+ * offers the C core at most 2**32 - 1 bytes at a time, and goes on until
+ * all are stored, the time runs out or the stream ends.
+ */
+PyObject *kfpy_put(kfpy_kfifo *k, const void *from, Py_ssize_t n,
 		   PyObject *timeout)
 {
 	const unsigned char *p = from;
-	unsigned int done = 0, r;
+	Py_ssize_t done = 0;
+	unsigned int r, chunk;
 	long long deadline;
 	int w;
 
@@ -1474,9 +1727,10 @@ PyObject *kfpy_put(kfpy_kfifo *k, const void *from, unsigned int n,
 			return kf_freed_error("put");
 		if (kfifo_is_closed(&k->st->fifo))
 			return kf_closed_error("put", done, n);
-		if (kf_in_call(k, KF_IN, "put", p + done, n - done, 0, NULL, &r) < 0)
+		chunk = kf_clamp(n - done);
+		if (kf_in_call(k, KF_IN, "put", p + done, chunk, 0, NULL, &r) < 0)
 			return NULL;
-		done += r;
+		done += (Py_ssize_t)r;
 		if (done == n)
 			Py_RETURN_NONE;
 		/* one free byte is enough to go on: waiting for more could
@@ -1488,7 +1742,7 @@ PyObject *kfpy_put(kfpy_kfifo *k, const void *from, unsigned int n,
 			return kf_closed_error("put", done, n);
 		if (w != 0) {
 			PyErr_Format(PyExc_TimeoutError,
-				     "Kfifo.put(): timed out with %u of %u bytes "
+				     "Kfifo.put(): timed out with %zd of %zd bytes "
 				     "stored by this call", done, n);
 			return NULL;
 		}
@@ -1614,7 +1868,7 @@ PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
 	}
 	for (;;) {
 		if (kfifo_is_closed(&k->st->fifo))
-			return kf_closed_error("put_rec", 0, n);
+			return kf_closed_error("put_rec", 0, (Py_ssize_t)n);
 		if (kf_in_call(k, KF_IN_REC, "put_rec", from, n, recsize, NULL, &r) < 0)
 			return NULL;
 		if (r == 0)
@@ -1623,7 +1877,7 @@ PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
 		if (w == KF_WAIT_ERROR)
 			return NULL;
 		if (w == -EPIPE)
-			return kf_closed_error("put_rec", 0, n);
+			return kf_closed_error("put_rec", 0, (Py_ssize_t)n);
 		if (w != 0)
 			return kf_timeout_error("put_rec");
 		if (k->freed)
@@ -1770,15 +2024,20 @@ static PyGetSetDef kf_getset[] = {
 /* ---- zero-copy views ------------------------------------------------------------------ */
 
 /*
- * A run of the ring buffer, exported once as a memoryview.  It holds a
- * reference to its fifo and counts in k->exports while the memoryview (or
- * anything that re-exported it, numpy.frombuffer included) is alive, so
- * free() can refuse (BufferError) and no view ever points at freed memory.
- * The type is private: users only ever see the memoryview.
+ * A run of the ring buffer, exported as a memoryview.  The rule: a fifo's
+ * memory lives while any object that can reach it lives.  So a region
+ * counts in k->regions from its creation to its deallocation, not while
+ * a buffer export is open: the memoryview's exporter (mv.obj) reaches
+ * the ring even after every memoryview of it was released, and can make
+ * new ones.  free() refuses while regions are alive (BufferError), and
+ * a region never exports once its fifo is freed.  Regions take part in
+ * cyclic GC: a view kept on its own fifo (a subclass attribute, a
+ * closure) is a cycle fifo -> memoryview -> region -> fifo, collected
+ * like any other.  The type is private: users see the memoryview.
  */
 typedef struct {
 	PyObject_HEAD
-	kfpy_kfifo *fifo;
+	kfpy_kfifo *fifo;	/* NULL once the region was cleared */
 	unsigned char *data;
 	Py_ssize_t len;
 	int readonly;
@@ -1788,27 +2047,46 @@ static int kf_region_getbuffer(PyObject *self, Py_buffer *view, int flags)
 {
 	kf_region *r = (kf_region *)self;
 
-	if (PyBuffer_FillInfo(view, self, r->data, r->len, r->readonly, flags) < 0)
+	if (r->fifo == NULL || r->fifo->freed) {
+		PyErr_SetString(PyExc_BufferError,
+				"Kfifo: this region's fifo was freed");
+		view->obj = NULL;
 		return -1;
-	r->fifo->exports++;
+	}
+	return PyBuffer_FillInfo(view, self, r->data, r->len, r->readonly, flags);
+}
+
+/* Stop counting in the fifo and let it go. */
+static int kf_region_clear(PyObject *self)
+{
+	kf_region *r = (kf_region *)self;
+	kfpy_kfifo *k = r->fifo;
+
+	if (k != NULL) {
+		r->fifo = NULL;
+		r->data = NULL;
+		r->len = 0;
+		k->regions--;
+		Py_DECREF(k);
+	}
 	return 0;
 }
 
-static void kf_region_releasebuffer(PyObject *self, Py_buffer *view)
+static int kf_region_traverse(PyObject *self, visitproc visit, void *arg)
 {
-	(void)view;
-	((kf_region *)self)->fifo->exports--;
+	Py_VISIT(((kf_region *)self)->fifo);
+	return 0;
 }
 
 static void kf_region_dealloc(PyObject *self)
 {
-	Py_DECREF(((kf_region *)self)->fifo);
-	PyObject_Free(self);
+	PyObject_GC_UnTrack(self);
+	kf_region_clear(self);
+	PyObject_GC_Del(self);
 }
 
 static PyBufferProcs kf_region_as_buffer = {
 	.bf_getbuffer = kf_region_getbuffer,
-	.bf_releasebuffer = kf_region_releasebuffer,
 };
 
 static PyTypeObject kf_RegionType = {
@@ -1817,50 +2095,69 @@ static PyTypeObject kf_RegionType = {
 	.tp_basicsize = sizeof(kf_region),
 	.tp_dealloc = kf_region_dealloc,
 	.tp_as_buffer = &kf_region_as_buffer,
-	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.tp_traverse = kf_region_traverse,
+	.tp_clear = kf_region_clear,
 	.tp_doc = "A run of a fifo's ring buffer, seen through a memoryview.",
 };
 
-/* A memoryview of @reg (inside k's buffer); NULL with an exception. */
-static PyObject *kf_view(kfpy_kfifo *k, const struct kfifo_region *reg,
-			 int readonly)
+/* A new, empty region of @k, counted from here on. */
+static kf_region *kf_region_new(kfpy_kfifo *k, int readonly)
 {
-	kf_region *r = PyObject_New(kf_region, &kf_RegionType);
-	PyObject *mv;
+	kf_region *r = PyObject_GC_New(kf_region, &kf_RegionType);
 
 	if (r == NULL)
 		return NULL;
 	Py_INCREF(k);
 	r->fifo = k;
-	r->data = reg->data;
-	r->len = (Py_ssize_t)reg->len;
+	k->regions++;
+	r->data = NULL;
+	r->len = 0;
 	r->readonly = readonly;
-	mv = PyMemoryView_FromObject((PyObject *)r);
-	Py_DECREF(r);	/* the memoryview holds it now */
-	return mv;
+	PyObject_GC_Track(r);
+	return r;
 }
 
 typedef unsigned int (*kf_prepare_fn)(struct kfifo *, struct kfifo_region *,
 				      unsigned int);
 
+/*
+ * Both regions exist (and count) before the ring is looked at: creating
+ * an object may run the garbage collector, and with it any Python code (a
+ * __del__, a gc callback) that may call free().  Once counted, free()
+ * refuses; a free() that ran before that is seen here.
+ */
 static PyObject *kf_prepare(kfpy_kfifo *k, kf_side *s, kf_prepare_fn fn,
 			    const char *method, unsigned int n, int readonly)
 {
 	struct kfifo_region reg[2];
-	PyObject *a, *b, *res;
+	kf_region *ra = NULL, *rb = NULL;
+	PyObject *a = NULL, *b = NULL, *res = NULL;
 
 	if (kf_enter(k, s, method) < 0)
 		return NULL;
-	fn(&k->st->fifo, reg, n);
-	a = kf_view(k, &reg[0], readonly);
-	b = a ? kf_view(k, &reg[1], readonly) : NULL;
-	if (b == NULL) {
-		Py_XDECREF(a);
-		return NULL;
+	ra = kf_region_new(k, readonly);
+	rb = ra ? kf_region_new(k, readonly) : NULL;
+	if (rb == NULL)
+		goto out;
+	if (k->freed) {
+		kf_freed_error(method);
+		goto out;
 	}
-	res = PyTuple_Pack(2, a, b);
-	Py_DECREF(a);
-	Py_DECREF(b);
+	fn(&k->st->fifo, reg, n);
+	ra->data = reg[0].data;
+	ra->len = (Py_ssize_t)reg[0].len;
+	rb->data = reg[1].data;
+	rb->len = (Py_ssize_t)reg[1].len;
+	a = PyMemoryView_FromObject((PyObject *)ra);
+	b = a ? PyMemoryView_FromObject((PyObject *)rb) : NULL;
+	if (b != NULL)
+		res = PyTuple_Pack(2, a, b);
+out:
+	Py_XDECREF(a);
+	Py_XDECREF(b);
+	Py_XDECREF(ra);
+	Py_XDECREF(rb);
 	return res;
 }
 
@@ -1911,7 +2208,11 @@ KF_QUERY(valid, PyBool_FromLong(kfifo_valid(f)))
 
 PyObject *kfpy_is_freed(PyObject *self)
 {
-	return PyBool_FromLong(((kfpy_kfifo *)self)->freed);
+	kfpy_kfifo *k;
+
+	if (kfpy_arg_self(self, "is_freed", &k) < 0)
+		return NULL;
+	return PyBool_FromLong(k->freed);
 }
 
 PyObject *kfpy_enter(PyObject *self)
@@ -1954,8 +2255,6 @@ PyObject *kfpy_exit(PyObject *self, PyObject *exc_type, PyObject *exc,
 PyObject *kfpy_reduce_ex(PyObject *self, PyObject *protocol)
 {
 	kfpy_kfifo *k = (kfpy_kfifo *)self;
-	PyObject *attach, *name, *r;
-
 	(void)protocol;
 	if (PyObject_TypeCheck(self, &kfpy_KfifoType) && k->freed)
 		return kf_freed_error("__reduce_ex__");
@@ -1967,12 +2266,8 @@ PyObject *kfpy_reduce_ex(PyObject *self, PyObject *protocol)
 			     Py_TYPE(self)->tp_name);
 		return NULL;
 	}
-	attach = PyObject_GetAttrString((PyObject *)&kfpy_KfifoType, "attach");
-	name = attach ? PyObject_GetAttrString(k->block, "name") : NULL;
-	r = name ? Py_BuildValue("(O(O))", attach, name) : NULL;
-	Py_XDECREF(attach);
-	Py_XDECREF(name);
-	return r;
+	/* kfifo._shm knows how its block travels: by name, or by fd */
+	return PyObject_CallMethod(k->block, "reduce", NULL);
 }
 
 /* ---- SpinLock ------------------------------------------------------------------------------ */
@@ -2149,8 +2444,17 @@ static int kf_add_type(PyObject *module, PyTypeObject *type, const char *name,
 int kfpy_types_init(PyObject *module, PyMethodDef *kfifo_methods,
 		    PyMethodDef *spinlock_methods)
 {
+	static int atfork_done;
 	PyObject *attach;
 
+	if (!atfork_done) {
+		if (pthread_atfork(NULL, NULL, kf_atfork_child) != 0) {
+			PyErr_SetString(PyExc_OSError,
+					"kfifo: pthread_atfork() failed");
+			return -1;
+		}
+		atfork_done = 1;
+	}
 	if (PyType_Ready(&kf_RegionType) < 0)
 		return -1;
 

@@ -41,12 +41,20 @@ typedef struct kfpy_kfifo {
 	int freed;             /* free() ran: every call raises */
 	int has_view;          /* view holds the object of Kfifo(buffer=obj) */
 	Py_buffer view;
-	Py_ssize_t exports;    /* memoryviews of in_prepare/out_prepare alive */
+	Py_ssize_t regions;    /* region objects of in_prepare/out_prepare alive */
 	PyObject *block;       /* shared fifo: the kfifo._shm block mapped, view is its buf */
-	long block_owner;      /* the pid that created the block (it unlinks), else 0 */
+	unsigned long fork_gen; /* kfpy_fork_gen when the per-process state was last valid */
 } kfpy_kfifo;
 
 extern PyTypeObject kfpy_KfifoType;
+
+/*
+ * Bumped in the child of every fork() (pthread_atfork).  A Kfifo whose
+ * fork_gen differs was made in the parent: the threads its side flags,
+ * gates and waiter count describe do not exist here, so they are reset
+ * before the object is used (kfpy_arg_self_slow).
+ */
+extern unsigned long kfpy_fork_gen;
 
 /* ---- argument conversion, for the typemaps of kfifo.i -------------------
  * Each returns 0, or -1 with an exception naming Kfifo.<method>() and the
@@ -60,7 +68,8 @@ int kfpy_arg_count_slow(PyObject *o, const char *method, const char *name,
 static inline int kfpy_arg_self(PyObject *self, const char *method,
 				kfpy_kfifo **out)
 {
-	if (Py_IS_TYPE(self, &kfpy_KfifoType) && ((kfpy_kfifo *)self)->st) {
+	if (Py_IS_TYPE(self, &kfpy_KfifoType) && ((kfpy_kfifo *)self)->st &&
+	    ((kfpy_kfifo *)self)->fork_gen == kfpy_fork_gen) {
 		*out = (kfpy_kfifo *)self;
 		return 0;
 	}
@@ -112,6 +121,9 @@ static inline int kfpy_arg_data(PyObject *o, const char *method,
 	}
 	return kfpy_arg_data_slow(o, method, view, got, buf, n);
 }
+/* bytes-like input of any length (put streams it all, in chunks) */
+int kfpy_arg_data_len(PyObject *o, const char *method, Py_buffer *view,
+		      int *got, const void **buf, Py_ssize_t *n);
 /* writable contiguous output buffer, exported into @view */
 int kfpy_arg_writable(PyObject *o, const char *method, Py_buffer *view,
 		      const char *name, void **buf, unsigned int *n);
@@ -148,7 +160,7 @@ PyObject *kfpy_is_empty(kfpy_kfifo *k);
 PyObject *kfpy_is_full(kfpy_kfifo *k);
 PyObject *kfpy_valid(kfpy_kfifo *k);
 /* blocking calls and end of stream (API.md 3.4); timeout: seconds or None */
-PyObject *kfpy_put(kfpy_kfifo *k, const void *from, unsigned int n,
+PyObject *kfpy_put(kfpy_kfifo *k, const void *from, Py_ssize_t n,
 		   PyObject *timeout);
 PyObject *kfpy_get(kfpy_kfifo *k, unsigned int n, PyObject *timeout);
 PyObject *kfpy_get_into(kfpy_kfifo *k, void *to, unsigned int n,

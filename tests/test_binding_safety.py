@@ -484,8 +484,13 @@ def test_object_made_by_new_alone_raises_a_clear_error(name):
     f = Kfifo.__new__(Kfifo)
     with pytest.raises(ValueError, match="not initialised"):
         EVERY_CALL[name](f)
-    assert f.is_freed() is False
     assert repr(f) == "<kfifo.Kfifo uninitialised>"
+
+
+def test_is_freed_on_an_uninitialised_object_says_it_is_not_initialised():
+    # it used to answer False, as if the object were a usable fifo
+    with pytest.raises(ValueError, match=r"Kfifo\.is_freed\(\).*not initialised"):
+        Kfifo.__new__(Kfifo).is_freed()
 
 
 def test_subclass_that_skips_init_raises_a_clear_error():
