@@ -1022,18 +1022,23 @@ fail:
 }
 
 /*
- * Cyclic GC.  The only reference a Kfifo holds is the object of
- * Kfifo(buffer=obj); subclasses add their __dict__ (visited by the
- * subtype's own traverse).  Clearing frees the fifo: its memory is the
+ * Cyclic GC.  The only reference a Kfifo holds that can close a cycle is
+ * the object of Kfifo(buffer=obj); subclasses add their __dict__ (visited
+ * by the subtype's own traverse).  Clearing frees the fifo: its memory is the
  * object's, so the two cannot outlive each other.
  */
 static int kf_tp_traverse(PyObject *self, visitproc visit, void *arg)
 {
 	kfpy_kfifo *k = (kfpy_kfifo *)self;
 
-	if (k->has_view)
+	/*
+	 * A block (kfifo._shm) and its mapping never refer back to a fifo,
+	 * so they cannot close a cycle; they are not visited, so that the
+	 * collector never clears them before this object has given them
+	 * back (kf_tp_clear calls block.close()).
+	 */
+	if (k->has_view && k->block == NULL)
 		Py_VISIT(k->view.obj);
-	Py_VISIT(k->block);
 	return 0;
 }
 

@@ -46,9 +46,10 @@ take the name first       ``create`` retries with    no name
 open it at all            anyone of the same user    only processes handed
                           who guesses the name       the descriptor
                           (mode 0600)
-exhaust ``/dev/shm``      creation fails with        same (memfd is backed
-                          ``OSError`` (backed at     by the same tmpfs
-                          creation), never SIGBUS    accounting)
+exhaust the memory       creation fails with        same; a memfd counts
+                          ``OSError`` (backed at     against memory (and
+                          creation), never SIGBUS    cgroup limits), not
+                                                     ``/dev/shm``'s size
 ========================  =========================  ======================
 
 So a peer that must not be able to kill us gets only a sealed fifo.  No
@@ -111,8 +112,9 @@ class Block:
         if not stat.S_ISREG(st.st_mode) or st.st_size == 0:
             raise ValueError(f"{what}: {self._label(name)} holds no kfifo (it is empty or not a file)")
         self.name = name
-        self._mmap = mmap.mmap(fd, st.st_size)
-        self.buf = memoryview(self._mmap)
+        # the C type exports the mmap itself: no memoryview in between
+        # that the collector or a __del__ could try to release
+        self._mmap = self.buf = mmap.mmap(fd, st.st_size)
         self._fd = fd if keep_fd else None
         if not keep_fd:
             os.close(fd)
@@ -125,7 +127,6 @@ class Block:
         """Unmap; close the kept descriptor; unlink the name if this
         process created it."""
         try:
-            self.buf.release()
             self._mmap.close()
         finally:
             if self._fd is not None:
