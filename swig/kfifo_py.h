@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kfifo_py.h - the Python binding's own C: the types kfifo.Kfifo and
- * kfifo.SpinLock, what keeps Python misuse away from the C core, and the
- * method bodies that SWIG wraps.
+ * kfifo_py.h - what the SWIG wrapper (kfifo.i) sees of the binding's own
+ * C: the object behind kfifo.Kfifo, the argument conversions its typemaps
+ * call, the methods (declared once, in kfpy_methods.h) and the module
+ * set-up.  The rest is in kfpy_internal.h and the kfpy_*.c files, one per
+ * concern, compiled by CMake with the core's warnings and sanitizers
+ * (target kfifo_py), never by setuptools.
  *
- * Layering: kfifo.i declares the kfpy_* methods below for SWIG, whose
- * typemaps convert the arguments with the kfpy_arg_* helpers; the wrappers
- * SWIG generates become the method tables of the two types (kfpy_types_init).
- * Nothing here is FIFO logic: every decision about bytes and records is the
- * C core's.  This file is compiled by CMake with the core's warnings and
- * sanitizers (target kfifo_py), never by setuptools.
+ * Nothing here is FIFO logic: every decision about bytes and records is
+ * the C core's.
  */
 #ifndef KFIFO_PY_H
 #define KFIFO_PY_H
@@ -130,72 +129,21 @@ int kfpy_arg_writable(PyObject *o, const char *method, Py_buffer *view,
 /* a kfifo.SpinLock */
 int kfpy_arg_lock(PyObject *o, const char *method, kfpy_spinlock **out);
 
-/* ---- Kfifo methods (each returns a new reference or NULL) --------------- */
+/* ---- the methods: kfpy_methods.h declares each, once ------------------- */
 
-PyObject *kfpy_in(kfpy_kfifo *k, const void *from, unsigned int n);
-PyObject *kfpy_from_user(kfpy_kfifo *k, const void *from, unsigned int n);
-PyObject *kfpy_in_rec(kfpy_kfifo *k, const void *from, unsigned int n,
-		      unsigned int recsize);
-PyObject *kfpy_from_user_rec(kfpy_kfifo *k, const void *from,
-			     unsigned int n, unsigned int recsize);
-PyObject *kfpy_in_locked(kfpy_kfifo *k, const void *from, unsigned int n,
-			 kfpy_spinlock *lock);
-PyObject *kfpy_out(kfpy_kfifo *k, unsigned int n);
-PyObject *kfpy_to_user(kfpy_kfifo *k, unsigned int n);
-PyObject *kfpy_out_locked(kfpy_kfifo *k, unsigned int n, kfpy_spinlock *lock);
-PyObject *kfpy_out_into(kfpy_kfifo *k, void *to, unsigned int n);
-PyObject *kfpy_out_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize);
-PyObject *kfpy_to_user_rec(kfpy_kfifo *k, unsigned int n,
-			   unsigned int recsize);
-PyObject *kfpy_peek_rec(kfpy_kfifo *k, unsigned int recsize);
-PyObject *kfpy_skip(kfpy_kfifo *k, unsigned int n);
-PyObject *kfpy_skip_rec(kfpy_kfifo *k, unsigned int recsize);
-PyObject *kfpy_reset_out(kfpy_kfifo *k);
-PyObject *kfpy_reset(kfpy_kfifo *k);
-PyObject *kfpy_free(kfpy_kfifo *k);
-PyObject *kfpy_len(kfpy_kfifo *k);
-PyObject *kfpy_size(kfpy_kfifo *k);
-PyObject *kfpy_avail(kfpy_kfifo *k);
-PyObject *kfpy_is_empty(kfpy_kfifo *k);
-PyObject *kfpy_is_full(kfpy_kfifo *k);
-PyObject *kfpy_valid(kfpy_kfifo *k);
-/* blocking calls and end of stream (API.md 3.4); timeout: seconds or None */
-PyObject *kfpy_put(kfpy_kfifo *k, const void *from, Py_ssize_t n,
-		   PyObject *timeout);
-PyObject *kfpy_get(kfpy_kfifo *k, unsigned int n, PyObject *timeout);
-PyObject *kfpy_get_into(kfpy_kfifo *k, void *to, unsigned int n,
-			PyObject *timeout);
-PyObject *kfpy_get_exactly(kfpy_kfifo *k, unsigned int n, PyObject *timeout);
-PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
-		       unsigned int recsize, PyObject *timeout);
-PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout);
-PyObject *kfpy_records(kfpy_kfifo *k, unsigned int recsize);
-PyObject *kfpy_wait_avail(kfpy_kfifo *k, unsigned int n, PyObject *timeout);
-PyObject *kfpy_wait_len(kfpy_kfifo *k, unsigned int n, PyObject *timeout);
-PyObject *kfpy_close(kfpy_kfifo *k);
-/* zero-copy (API.md 3.3): two memoryviews over the ring, and finishing */
-PyObject *kfpy_in_prepare(kfpy_kfifo *k, unsigned int n);
-PyObject *kfpy_in_finish(kfpy_kfifo *k, unsigned int n);
-PyObject *kfpy_out_prepare(kfpy_kfifo *k, unsigned int n);
-PyObject *kfpy_out_finish(kfpy_kfifo *k, unsigned int n);
-
-/* These take the object itself: they work on any Kfifo, even a freed or
- * uninitialised one. */
-PyObject *kfpy_is_freed(PyObject *self);
-PyObject *kfpy_enter(PyObject *self);
-PyObject *kfpy_exit(PyObject *self, PyObject *exc_type, PyObject *exc,
-		    PyObject *tb);
-PyObject *kfpy_reduce_ex(PyObject *self, PyObject *protocol);
-
-PyObject *kfpy_spin_locked(PyObject *self);
+/* Each returns a new reference, or NULL with an exception set. */
+#define KFPY_METHOD(type, name, c_function, kw, params, doc) \
+	PyObject *c_function params;
+#include "kfpy_methods.h"
+#undef KFPY_METHOD
 
 /*
- * Make the types ready with the given method tables (owned by the caller,
- * static) and add them to @module as Kfifo and SpinLock, with the constant
- * GIL_THRESHOLD.
+ * Make the types ready and add them to @module as Kfifo and SpinLock, with
+ * the constant GIL_THRESHOLD.  Their methods are the functions of the
+ * same names in @module (the wrappers SWIG made of kfpy_methods.h), which
+ * are moved from the module into the types.
  */
-int kfpy_types_init(PyObject *module, PyMethodDef *kfifo_methods,
-		    PyMethodDef *spinlock_methods);
+int kfpy_types_init(PyObject *module);
 
 #ifdef __cplusplus
 }

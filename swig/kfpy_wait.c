@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfpy_wait.c - waiting: the blocking calls (put, get, ...), the waits
+ * and end of stream, in slices the signal handlers can interrupt (PEP 475).
+ */
+#include "kfpy_internal.h"
+
+#include <math.h>
+#include <time.h>
+
+/* ---- waiting (API.md 3.1 in C, 3.4 in Python) -------------------------------------------- */
+
+/* A wait sleeps at most this long at a time: a signal that arrives just
+ * before the kernel sleep begins does not end it (kfifo.h), so Ctrl-C is
+ * seen within one slice however long the timeout. */
+#define KF_WAIT_SLICE_NS 100000000LL
+
+/* kf_wait()'s result when a Python exception is set */
+#define KF_WAIT_ERROR (-100000)
+
+static long long kf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* timeout in seconds (None: no limit) -> a deadline in kf_now_ns() time,
+ * or -1 for none.  It counts from the call: wake-ups do not restart it. */
+static int kf_deadline(PyObject *timeout, const char *method, long long *deadline)
+{
+	double t;
+
+	*deadline = -1;
+	if (timeout == Py_None)
+		return 0;
+	if (!PyFloat_Check(timeout) && !PyLong_Check(timeout) &&
+	    !PyIndex_Check(timeout)) {
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo.%s(): timeout must be a number of seconds or "
+			     "None, not %.100s", method, Py_TYPE(timeout)->tp_name);
+		return -1;
+	}
+	if (PyFloat_Check(timeout)) {
+		t = PyFloat_AS_DOUBLE(timeout);
+		if (isnan(t)) {
+			PyErr_Format(PyExc_ValueError,
+				     "Kfifo.%s(): timeout must be a number of "
+				     "seconds, not nan", method);
+			return -1;
+		}
+	} else {
+		/* an integer of any size: its sign first, then its value
+		 * (one too big for a double is no limit at all) */
+		PyObject *i = PyNumber_Index(timeout), *zero;
+		int neg = -1;
+
+		if (i == NULL)
+			return -1;
+		zero = PyLong_FromLong(0);
+		if (zero != NULL)
+			neg = PyObject_RichCompareBool(i, zero, Py_LT);
+		Py_XDECREF(zero);
+		if (neg < 0) {
+			Py_DECREF(i);
+			return -1;
+		}
+		t = neg ? -1.0 : PyLong_AsDouble(i);
+		Py_DECREF(i);
+		if (t == -1.0 && PyErr_Occurred()) {
+			if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+				return -1;
+			PyErr_Clear();
+			t = HUGE_VAL;
+		}
+	}
+	if (t < 0.0) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.%s(): timeout must not be negative, got %R",
+			     method, timeout);
+		return -1;
+	}
+	if (t < 1e9)	/* beyond 30 years: no limit */
+		*deadline = kf_now_ns() + (long long)(t * 1e9);
+	return 0;
+}
+
+enum kf_wait_kind { KF_WAIT_AVAIL, KF_WAIT_LEN, KF_WAIT_REC };
+
+/*
+ * Wait, without the GIL, for kfifo_wait_<kind>(@arg) until @deadline.
+ * Returns its result (0, -EPIPE, -ETIMEDOUT, -EINVAL), or KF_WAIT_ERROR with
+ * an exception: the fifo was freed meanwhile, or a signal handler raised
+ * (KeyboardInterrupt).  The waiter is counted in st->waiters, under the
+ * GIL, so that free() can wake it and let it leave before the memory goes.
+ */
+static int kf_wait_now(struct kfifo *f, enum kf_wait_kind kind,
+		       unsigned int arg, long long timeout_ns)
+{
+	if (kind == KF_WAIT_AVAIL)
+		return kfifo_wait_avail(f, arg, timeout_ns);
+	if (kind == KF_WAIT_LEN)
+		return kfifo_wait_len(f, arg, timeout_ns);
+	return kfifo_wait_rec(f, arg, timeout_ns);
+}
+
+static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
+		   unsigned int arg, long long deadline)
+{
+	int r;
+
+	if (k->freed) {
+		kf_freed_error(method);
+		return KF_WAIT_ERROR;
+	}
+	/*
+	 * First a check that cannot block (timeout 0: no system call), with
+	 * the GIL held: when the condition already holds, releasing the GIL
+	 * would only hand it to the other side and wait to get it back.
+	 */
+	r = kf_wait_now(&k->st->fifo, kind, arg, 0);
+	if (r != -ETIMEDOUT || (deadline >= 0 && deadline <= kf_now_ns()))
+		return r;
+	for (;;) {
+		long long left = -1, slice;
+		struct kfifo *f;
+
+		if (k->freed) {
+			kf_freed_error(method);
+			return KF_WAIT_ERROR;
+		}
+		if (deadline >= 0) {
+			left = deadline - kf_now_ns();
+			if (left < 0)
+				left = 0;
+		}
+		slice = left < 0 || left > KF_WAIT_SLICE_NS ? KF_WAIT_SLICE_NS : left;
+		f = &k->st->fifo;
+		k->st->waiters++;
+		Py_BEGIN_ALLOW_THREADS
+		r = kf_wait_now(f, kind, arg, slice);
+		Py_END_ALLOW_THREADS
+		k->st->waiters--;
+		if (k->freed) {
+			kf_freed_error(method);
+			return KF_WAIT_ERROR;
+		}
+		if (r == -EINTR || (r == -ETIMEDOUT && slice != left)) {
+			/* PEP 475: run the handlers, then retry with the time left */
+			if (PyErr_CheckSignals() < 0)
+				return KF_WAIT_ERROR;
+			continue;
+		}
+		return r;
+	}
+}
+
+static PyObject *kf_closed_error(const char *method, Py_ssize_t done,
+				 Py_ssize_t n)
+{
+	PyErr_Format(PyExc_BrokenPipeError,
+		     "Kfifo.%s(): the fifo is closed (%zd of %zd bytes stored by "
+		     "this call)", method, done, n);
+	return NULL;
+}
+
+static PyObject *kf_timeout_error(const char *method)
+{
+	PyErr_Format(PyExc_TimeoutError, "Kfifo.%s(): timed out", method);
+	return NULL;
+}
+
+static int kf_check_size(kfpy_kfifo *k, const char *method, unsigned int n)
+{
+	unsigned int size;
+
+	if (k->freed) {
+		kf_freed_error(method);
+		return -1;
+	}
+	size = kfifo_size(&k->st->fifo);
+	if (n > size) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.%s(): n=%u is more than the fifo's size %u "
+			     "(it could never be met)", method, n, size);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * put() takes a buffer of any length (a Py_ssize_t, never clamped): it
+ * offers the C core at most 2**32 - 1 bytes at a time, and goes on until
+ * all are stored, the time runs out or the stream ends.
+ */
+PyObject *kfpy_put(kfpy_kfifo *k, const void *from, Py_ssize_t n,
+		   PyObject *timeout)
+{
+	const unsigned char *p = from;
+	Py_ssize_t done = 0;
+	unsigned int r, chunk;
+	long long deadline;
+	int w;
+
+	if (kf_deadline(timeout, "put", &deadline) < 0)
+		return NULL;
+	for (;;) {
+		if (k->freed)
+			return kf_freed_error("put");
+		if (kfifo_is_closed(&k->st->fifo))
+			return kf_closed_error("put", done, n);
+		chunk = kf_clamp(n - done);
+		if (kf_in_call(k, KF_IN, "put", p + done, chunk, 0, NULL, &r) < 0)
+			return NULL;
+		done += (Py_ssize_t)r;
+		if (done == n)
+			Py_RETURN_NONE;
+		/* one free byte is enough to go on: waiting for more could
+		 * deadlock with a consumer that waits for more data first */
+		w = kf_wait(k, "put", KF_WAIT_AVAIL, 1, deadline);
+		if (w == KF_WAIT_ERROR)
+			return NULL;
+		if (w == -EPIPE)
+			return kf_closed_error("put", done, n);
+		if (w != 0) {
+			PyErr_Format(PyExc_TimeoutError,
+				     "Kfifo.put(): timed out with %zd of %zd bytes "
+				     "stored by this call", done, n);
+			return NULL;
+		}
+	}
+}
+
+/*
+ * get(n) and get_into(buffer): wait for one stored byte, then take up to @n
+ * of them, as a new bytes (@to NULL) or into @to; nothing at end of stream
+ * (closed and empty), and at once for n = 0.  An empty take means another
+ * consumer thread was first: wait again.
+ */
+static PyObject *kf_get_common(kfpy_kfifo *k, const char *method, void *to,
+			       unsigned int n, PyObject *timeout)
+{
+	long long deadline;
+	unsigned int r = 0;
+	PyObject *res;
+	int w;
+
+	if (kf_deadline(timeout, method, &deadline) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error(method);
+	while (n > 0) {
+		w = kf_wait(k, method, KF_WAIT_LEN, 1, deadline);
+		if (w == KF_WAIT_ERROR)
+			return NULL;
+		if (w == -EPIPE)
+			break;
+		if (w != 0)
+			return kf_timeout_error(method);
+		if (to != NULL) {
+			if (kf_out_into_call(k, method, to, n, &r) < 0)
+				return NULL;
+			if (r > 0)
+				break;
+			continue;
+		}
+		res = kf_out_common(k, KF_OUT, method, n, NULL);
+		if (res == NULL || PyBytes_GET_SIZE(res) > 0)
+			return res;
+		Py_DECREF(res);
+	}
+	return to ? PyLong_FromUnsignedLong(r) : PyBytes_FromStringAndSize(NULL, 0);
+}
+
+PyObject *kfpy_get(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+{
+	return kf_get_common(k, "get", NULL, n, timeout);
+}
+
+PyObject *kfpy_get_into(kfpy_kfifo *k, void *to, unsigned int n,
+			PyObject *timeout)
+{
+	return kf_get_common(k, "get_into", to, n, timeout);
+}
+
+/* The data of a record taken by kf_out_rec_common, or NULL; *ret its C
+ * result. */
+static PyObject *kf_take(PyObject *tuple, unsigned long *ret)
+{
+	PyObject *data;
+
+	if (tuple == NULL)
+		return NULL;
+	*ret = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(tuple, 0));
+	data = PyTuple_GET_ITEM(tuple, 1);
+	Py_INCREF(data);
+	Py_DECREF(tuple);
+	return data;
+}
+
+PyObject *kfpy_get_exactly(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+{
+	long long deadline;
+	unsigned long ret;
+	PyObject *data;
+	int w;
+
+	if (kf_deadline(timeout, "get_exactly", &deadline) < 0 ||
+	    kf_check_size(k, "get_exactly", n) < 0)
+		return NULL;
+	for (;;) {
+		w = kf_wait(k, "get_exactly", KF_WAIT_LEN, n, deadline);
+		if (w == KF_WAIT_ERROR)
+			return NULL;
+		if (w == -EPIPE) {
+			PyErr_Format(PyExc_EOFError,
+				     "Kfifo.get_exactly(): the stream ended with "
+				     "fewer than %u bytes stored", n);
+			return NULL;
+		}
+		if (w != 0)
+			return kf_timeout_error("get_exactly");
+		/* all n bytes or none, in one C call: a fixed-size record */
+		data = kf_take(kf_out_rec_common(k, KF_OUT_REC, "get_exactly", n, 0), &ret);
+		if (data == NULL || ret == 0)
+			return data;
+		Py_DECREF(data);	/* another consumer thread was first */
+	}
+}
+
+PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
+		       unsigned int recsize, PyObject *timeout)
+{
+	unsigned int size, max = kf_rec_max(recsize);
+	long long deadline;
+	unsigned int r;
+	int w;
+
+	if (kf_deadline(timeout, "put_rec", &deadline) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("put_rec");
+	size = kfifo_size(&k->st->fifo);
+	if (n > max || n > size || size - n < recsize) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.put_rec(): a record of %u bytes can never fit "
+			     "(header of %u bytes, fifo of %u bytes)", n, recsize,
+			     size);
+		return NULL;
+	}
+	for (;;) {
+		if (kfifo_is_closed(&k->st->fifo))
+			return kf_closed_error("put_rec", 0, (Py_ssize_t)n);
+		if (kf_in_call(k, KF_IN_REC, "put_rec", from, n, recsize, NULL, &r) < 0)
+			return NULL;
+		if (r == 0)
+			Py_RETURN_NONE;
+		w = kf_wait(k, "put_rec", KF_WAIT_AVAIL, n + recsize, deadline);
+		if (w == KF_WAIT_ERROR)
+			return NULL;
+		if (w == -EPIPE)
+			return kf_closed_error("put_rec", 0, (Py_ssize_t)n);
+		if (w != 0)
+			return kf_timeout_error("put_rec");
+		if (k->freed)
+			return kf_freed_error("put_rec");
+	}
+}
+
+static int kf_rec_waitable(unsigned int recsize, const char *method)
+{
+	if (recsize == 1 || recsize == 2)
+		return 0;
+	PyErr_Format(PyExc_ValueError,
+		     "Kfifo.%s(): recsize must be 1 or 2 (a record of recsize 0 "
+		     "has no length to wait for), got %u", method, recsize);
+	return -1;
+}
+
+PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
+{
+	long long deadline;
+	unsigned long ret;
+	PyObject *data;
+	int w;
+
+	if (kf_deadline(timeout, "get_rec", &deadline) < 0 ||
+	    kf_rec_waitable(recsize, "get_rec") < 0)
+		return NULL;
+	/*
+	 * Take first, wait only when that finds no whole record: the take
+	 * reads the producer's index only when its cached copy shows too
+	 * little data, where a wait's check reads it every time, and with a
+	 * producer in another process every such read moves a cache line
+	 * (and a wait costs a GIL release and a second header read).
+	 */
+	for (;;) {
+		data = kf_take(kf_out_rec_common(k, KF_OUT_REC, "get_rec",
+						 kf_rec_max(recsize),
+						 recsize), &ret);
+		if (data == NULL || ret == 0)
+			return data;
+		Py_DECREF(data);	/* none yet, or another consumer was first */
+		w = kf_wait(k, "get_rec", KF_WAIT_REC, recsize, deadline);
+		if (w == KF_WAIT_ERROR)
+			return NULL;
+		if (w == -EPIPE)
+			Py_RETURN_NONE;
+		if (w != 0)
+			return kf_timeout_error("get_rec");
+	}
+}
+
+PyObject *kfpy_records(kfpy_kfifo *k, unsigned int recsize)
+{
+	PyObject *functools, *get_rec, *size, *call, *it;
+
+	if (kf_rec_waitable(recsize, "records") < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("records");
+	/* iter(functools.partial(self.get_rec, recsize), None) */
+	functools = PyImport_ImportModule("functools");
+	get_rec = PyObject_GetAttrString((PyObject *)k, "get_rec");
+	size = PyLong_FromUnsignedLong(recsize);
+	call = functools && get_rec && size ?
+	       PyObject_CallMethod(functools, "partial", "OO", get_rec, size) : NULL;
+	it = call ? PyCallIter_New(call, Py_None) : NULL;
+	Py_XDECREF(functools);
+	Py_XDECREF(get_rec);
+	Py_XDECREF(size);
+	Py_XDECREF(call);
+	return it;
+}
+
+static PyObject *kf_wait_bool(kfpy_kfifo *k, const char *method,
+			      enum kf_wait_kind kind, unsigned int n,
+			      PyObject *timeout)
+{
+	long long deadline;
+	int w;
+
+	if (kf_deadline(timeout, method, &deadline) < 0 ||
+	    kf_check_size(k, method, n) < 0)
+		return NULL;
+	w = kf_wait(k, method, kind, n, deadline);
+	if (w == KF_WAIT_ERROR)
+		return NULL;
+	return PyBool_FromLong(w == 0);
+}
+
+PyObject *kfpy_wait_avail(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+{
+	return kf_wait_bool(k, "wait_avail", KF_WAIT_AVAIL, n, timeout);
+}
+
+PyObject *kfpy_wait_len(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+{
+	return kf_wait_bool(k, "wait_len", KF_WAIT_LEN, n, timeout);
+}
+
+/* Either side, any thread: kfifo_close needs no side. */
+PyObject *kfpy_close(kfpy_kfifo *k)
+{
+	if (k->freed)
+		return kf_freed_error("close");
+	kfifo_close(&k->st->fifo);
+	Py_RETURN_NONE;
+}
