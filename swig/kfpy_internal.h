@@ -69,6 +69,7 @@ struct kfpy_spinlock {
 
 extern PyTypeObject kfpy_SpinLockType;
 extern PyTypeObject kf_RegionType;
+extern PyTypeObject kf_RecordsType;
 extern PyMethodDef kf_attach_def;
 
 /* ---- kfpy_errors.c ---- */

@@ -681,7 +681,8 @@ int kfpy_types_init(PyObject *module)
 		}
 		atfork_done = 1;
 	}
-	if (PyType_Ready(&kf_RegionType) < 0 || kf_methods_from_module(module) < 0)
+	if (PyType_Ready(&kf_RegionType) < 0 || PyType_Ready(&kf_RecordsType) < 0 ||
+	    kf_methods_from_module(module) < 0)
 		return -1;
 	if (kf_add_type(module, &kfpy_KfifoType, "Kfifo", kf_kfifo_methods) < 0 ||
 	    kf_add_type(module, &kfpy_SpinLockType, "SpinLock",

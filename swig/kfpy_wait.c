@@ -15,8 +15,6 @@
  * seen within one slice however long the timeout. */
 #define KF_WAIT_SLICE_NS 100000000LL
 
-/* kf_wait()'s result when a Python exception is set */
-#define KF_WAIT_ERROR (-100000)
 
 static long long kf_now_ns(void)
 {
@@ -90,9 +88,9 @@ enum kf_wait_kind { KF_WAIT_AVAIL, KF_WAIT_LEN, KF_WAIT_REC };
 
 /*
  * Wait, without the GIL, for kfifo_wait_<kind>(@arg) until @deadline.
- * Returns its result (0, -EPIPE, -ETIMEDOUT, -EINVAL), or KF_WAIT_ERROR with
- * an exception: the fifo was freed meanwhile, or a signal handler raised
- * (KeyboardInterrupt).  The waiter is counted in st->waiters, under the
+ * Returns 0 with the C result (0, -EPIPE, -ETIMEDOUT, -EINVAL) in *@res,
+ * or -1 with an exception: the fifo was freed meanwhile, or a signal
+ * handler raised (KeyboardInterrupt).  The waiter is counted in st->waiters, under the
  * GIL, so that free() can wake it and let it leave before the memory goes.
  */
 static int kf_wait_now(struct kfifo *f, enum kf_wait_kind kind,
@@ -106,13 +104,13 @@ static int kf_wait_now(struct kfifo *f, enum kf_wait_kind kind,
 }
 
 static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
-		   unsigned int arg, long long deadline)
+		   unsigned int arg, long long deadline, int *res)
 {
 	int r;
 
 	if (k->freed) {
 		kf_freed_error(method);
-		return KF_WAIT_ERROR;
+		return -1;
 	}
 	/*
 	 * First a check that cannot block (timeout 0: no system call), with
@@ -120,15 +118,17 @@ static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
 	 * would only hand it to the other side and wait to get it back.
 	 */
 	r = kf_wait_now(&k->st->fifo, kind, arg, 0);
-	if (r != -ETIMEDOUT || (deadline >= 0 && deadline <= kf_now_ns()))
-		return r;
+	if (r != -ETIMEDOUT || (deadline >= 0 && deadline <= kf_now_ns())) {
+		*res = r;
+		return 0;
+	}
 	for (;;) {
 		long long left = -1, slice;
 		struct kfifo *f;
 
 		if (k->freed) {
 			kf_freed_error(method);
-			return KF_WAIT_ERROR;
+			return -1;
 		}
 		if (deadline >= 0) {
 			left = deadline - kf_now_ns();
@@ -144,15 +144,16 @@ static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
 		k->st->waiters--;
 		if (k->freed) {
 			kf_freed_error(method);
-			return KF_WAIT_ERROR;
+			return -1;
 		}
 		if (r == -EINTR || (r == -ETIMEDOUT && slice != left)) {
 			/* PEP 475: run the handlers, then retry with the time left */
 			if (PyErr_CheckSignals() < 0)
-				return KF_WAIT_ERROR;
+				return -1;
 			continue;
 		}
-		return r;
+		*res = r;
+		return 0;
 	}
 }
 
@@ -218,8 +219,7 @@ PyObject *kfpy_put(kfpy_kfifo *k, const void *from, Py_ssize_t n,
 			Py_RETURN_NONE;
 		/* one free byte is enough to go on: waiting for more could
 		 * deadlock with a consumer that waits for more data first */
-		w = kf_wait(k, "put", KF_WAIT_AVAIL, 1, deadline);
-		if (w == KF_WAIT_ERROR)
+		if (kf_wait(k, "put", KF_WAIT_AVAIL, 1, deadline, &w) < 0)
 			return NULL;
 		if (w == -EPIPE)
 			return kf_closed_error("put", done, n);
@@ -251,8 +251,7 @@ static PyObject *kf_get_common(kfpy_kfifo *k, const char *method, void *to,
 	if (k->freed)
 		return kf_freed_error(method);
 	while (n > 0) {
-		w = kf_wait(k, method, KF_WAIT_LEN, 1, deadline);
-		if (w == KF_WAIT_ERROR)
+		if (kf_wait(k, method, KF_WAIT_LEN, 1, deadline, &w) < 0)
 			return NULL;
 		if (w == -EPIPE)
 			break;
@@ -310,8 +309,7 @@ PyObject *kfpy_get_exactly(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
 	    kf_check_size(k, "get_exactly", n) < 0)
 		return NULL;
 	for (;;) {
-		w = kf_wait(k, "get_exactly", KF_WAIT_LEN, n, deadline);
-		if (w == KF_WAIT_ERROR)
+		if (kf_wait(k, "get_exactly", KF_WAIT_LEN, n, deadline, &w) < 0)
 			return NULL;
 		if (w == -EPIPE) {
 			PyErr_Format(PyExc_EOFError,
@@ -356,8 +354,7 @@ PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
 			return NULL;
 		if (r == 0)
 			Py_RETURN_NONE;
-		w = kf_wait(k, "put_rec", KF_WAIT_AVAIL, n + recsize, deadline);
-		if (w == KF_WAIT_ERROR)
+		if (kf_wait(k, "put_rec", KF_WAIT_AVAIL, n + recsize, deadline, &w) < 0)
 			return NULL;
 		if (w == -EPIPE)
 			return kf_closed_error("put_rec", 0, (Py_ssize_t)n);
@@ -402,8 +399,7 @@ PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
 		if (data == NULL || ret == 0)
 			return data;
 		Py_DECREF(data);	/* none yet, or another consumer was first */
-		w = kf_wait(k, "get_rec", KF_WAIT_REC, recsize, deadline);
-		if (w == KF_WAIT_ERROR)
+		if (kf_wait(k, "get_rec", KF_WAIT_REC, recsize, deadline, &w) < 0)
 			return NULL;
 		if (w == -EPIPE)
 			Py_RETURN_NONE;
@@ -412,26 +408,82 @@ PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
 	}
 }
 
+/*
+ * records(recsize): an iterator of get_rec(recsize) until end of stream.
+ * It holds its fifo (and takes part in GC, as it may sit in a cycle with
+ * it); once the stream ended it lets the fifo go.
+ */
+typedef struct {
+	PyObject_HEAD
+	kfpy_kfifo *fifo;	/* NULL once exhausted */
+	unsigned int recsize;
+} kf_records;
+
+static PyObject *kf_records_next(PyObject *self)
+{
+	kf_records *it = (kf_records *)self;
+	PyObject *rec;
+
+	if (it->fifo == NULL)
+		return NULL;
+	kf_check_fork(it->fifo);
+	rec = kfpy_get_rec(it->fifo, it->recsize, Py_None);
+	if (rec == Py_None) {	/* end of stream: StopIteration */
+		Py_DECREF(rec);
+		Py_CLEAR(it->fifo);
+		return NULL;
+	}
+	return rec;
+}
+
+static int kf_records_traverse(PyObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(((kf_records *)self)->fifo);
+	return 0;
+}
+
+static int kf_records_clear(PyObject *self)
+{
+	Py_CLEAR(((kf_records *)self)->fifo);
+	return 0;
+}
+
+static void kf_records_dealloc(PyObject *self)
+{
+	PyObject_GC_UnTrack(self);
+	kf_records_clear(self);
+	PyObject_GC_Del(self);
+}
+
+PyTypeObject kf_RecordsType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "kfifo._Records",
+	.tp_basicsize = sizeof(kf_records),
+	.tp_dealloc = kf_records_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.tp_doc = "The records of a fifo until end of stream (Kfifo.records()).",
+	.tp_traverse = kf_records_traverse,
+	.tp_clear = kf_records_clear,
+	.tp_iter = PyObject_SelfIter,
+	.tp_iternext = kf_records_next,
+};
+
 PyObject *kfpy_records(kfpy_kfifo *k, unsigned int recsize)
 {
-	PyObject *functools, *get_rec, *size, *call, *it;
+	kf_records *it;
 
 	if (kf_rec_waitable(recsize, "records") < 0)
 		return NULL;
 	if (k->freed)
 		return kf_freed_error("records");
-	/* iter(functools.partial(self.get_rec, recsize), None) */
-	functools = PyImport_ImportModule("functools");
-	get_rec = PyObject_GetAttrString((PyObject *)k, "get_rec");
-	size = PyLong_FromUnsignedLong(recsize);
-	call = functools && get_rec && size ?
-	       PyObject_CallMethod(functools, "partial", "OO", get_rec, size) : NULL;
-	it = call ? PyCallIter_New(call, Py_None) : NULL;
-	Py_XDECREF(functools);
-	Py_XDECREF(get_rec);
-	Py_XDECREF(size);
-	Py_XDECREF(call);
-	return it;
+	it = PyObject_GC_New(kf_records, &kf_RecordsType);
+	if (it == NULL)
+		return NULL;
+	Py_INCREF(k);
+	it->fifo = k;
+	it->recsize = recsize;
+	PyObject_GC_Track(it);
+	return (PyObject *)it;
 }
 
 static PyObject *kf_wait_bool(kfpy_kfifo *k, const char *method,
@@ -444,8 +496,7 @@ static PyObject *kf_wait_bool(kfpy_kfifo *k, const char *method,
 	if (kf_deadline(timeout, method, &deadline) < 0 ||
 	    kf_check_size(k, method, n) < 0)
 		return NULL;
-	w = kf_wait(k, method, kind, n, deadline);
-	if (w == KF_WAIT_ERROR)
+	if (kf_wait(k, method, kind, n, deadline, &w) < 0)
 		return NULL;
 	return PyBool_FromLong(w == 0);
 }
