@@ -98,19 +98,24 @@ int kfpy_arg_recsize(PyObject *o, const char *method, unsigned int *out)
 static void kf_buffer_error(PyObject *o, const char *method, const char *name,
 			    int writable)
 {
+	kf_exc_saved cause;
 	Py_buffer v;
 
 	if (!PyObject_CheckBuffer(o)) {
-		PyErr_Clear();
+		kf_exc_save(&cause);
 		PyErr_Format(PyExc_TypeError,
 			     "Kfifo.%s(): %s must be a %sbytes-like object, not "
 			     "%.100s", method, name, writable ? "writable " : "",
 			     Py_TYPE(o)->tp_name);
+		kf_exc_chain(&cause);
 		return;
 	}
-	if (PyObject_GetBuffer(o, &v, PyBUF_FULL_RO) < 0)
-		return;	/* the exporter's own error says it best */
-	PyErr_Clear();
+	kf_exc_save(&cause);
+	if (PyObject_GetBuffer(o, &v, PyBUF_FULL_RO) < 0) {
+		/* the exporter's own error says it best */
+		kf_exc_chain(&cause);
+		return;
+	}
 	if (writable && v.readonly)
 		PyErr_Format(PyExc_TypeError,
 			     "Kfifo.%s(): %s must be a writable bytes-like "
@@ -122,6 +127,7 @@ static void kf_buffer_error(PyObject *o, const char *method, const char *name,
 			     "%.100s is not contiguous (copy it first, e.g. "
 			     "bytes(x) or numpy.ascontiguousarray(x))", method,
 			     name, Py_TYPE(o)->tp_name);
+	kf_exc_chain(&cause);
 	PyBuffer_Release(&v);
 }
 

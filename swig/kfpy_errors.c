@@ -70,3 +70,41 @@ void kf_exc_reraise_as(PyObject *type)
 	PyErr_SetObject(type, exc);
 	Py_DECREF(exc);
 }
+
+/*
+ * Make the exception set now the consequence of @cause (kept aside with
+ * kf_exc_save() when it was raised): its __cause__, as `raise ... from`.
+ * Steals @cause.
+ */
+void kf_exc_chain(kf_exc_saved *cause)
+{
+	PyObject *c;
+#if PY_VERSION_HEX >= 0x030C0000
+	PyObject *exc = PyErr_GetRaisedException();
+
+	c = cause->exc;
+	if (exc != NULL && c != NULL)
+		PyException_SetCause(exc, c);	/* steals c */
+	else
+		Py_XDECREF(c);
+	PyErr_SetRaisedException(exc);
+#else
+	PyObject *t, *v, *tb;
+
+	/* the current one first: normalising runs code, which needs no
+	 * exception set */
+	PyErr_Fetch(&t, &v, &tb);
+	PyErr_NormalizeException(&t, &v, &tb);
+	PyErr_NormalizeException(&cause->type, &cause->value, &cause->tb);
+	c = cause->value;
+	if (c != NULL && cause->tb != NULL)
+		PyException_SetTraceback(c, cause->tb);
+	Py_XDECREF(cause->type);
+	Py_XDECREF(cause->tb);
+	if (v != NULL && c != NULL)
+		PyException_SetCause(v, c);	/* steals c */
+	else
+		Py_XDECREF(c);
+	PyErr_Restore(t, v, tb);
+#endif
+}

@@ -90,6 +90,7 @@ typedef struct {
 void kf_exc_save(kf_exc_saved *s);
 void kf_exc_restore(kf_exc_saved *s);
 void kf_exc_reraise_as(PyObject *type);
+void kf_exc_chain(kf_exc_saved *cause);
 
 /* ---- kfpy_threads.c ---- */
 

@@ -407,3 +407,20 @@ def test_binding_never_aborts_the_interpreter():
     for name in os.listdir(swig):
         with open(os.path.join(swig, name), encoding="utf-8") as src:
             assert "Py_FatalError" not in src.read(), name
+
+
+# ---- errors raised in place of others keep them (PEP 3134) -----------------------
+
+
+@pytest.mark.parametrize(
+    "call, cause",
+    [
+        (lambda f: f.in_(1.5), TypeError),
+        (lambda f: f.out_into(b"read-only"), BufferError),
+        (lambda f: Kfifo(buffer=b"xxxx"), TypeError),
+    ],
+)
+def test_an_error_that_replaces_another_is_chained_to_it(call, cause):
+    with pytest.raises((TypeError, ValueError)) as info:
+        call(Kfifo(8))
+    assert isinstance(info.value.__cause__, cause)
