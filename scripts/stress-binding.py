@@ -35,6 +35,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 
 from kfifo import Kfifo
 
@@ -273,6 +274,8 @@ def shm_blocks():
 
 
 def main():
+    # forking with threads is the point here (Python 3.12+ warns about it)
+    warnings.filterwarnings("ignore", "This process", DeprecationWarning)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--seed", type=int, default=None)

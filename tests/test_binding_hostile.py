@@ -23,11 +23,17 @@ from kfifo import Kfifo
 GiB = 1 << 30
 
 
+# Python 3.12+ warns that fork() in a process with threads may deadlock the
+# child; these scripts fork with threads on purpose (to show that the
+# binding's state does not).
+FORK_WARNING = "ignore:This process:DeprecationWarning"
+
+
 def run_isolated(code, timeout=60):
     """Run *code* in a fresh interpreter; its CompletedProcess.  A crash is
     a negative returncode, a hang a TimeoutExpired."""
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
+        [sys.executable, "-W", FORK_WARNING, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
         timeout=timeout,

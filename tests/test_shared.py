@@ -53,11 +53,17 @@ def ctx(method):
     return multiprocessing.get_context(method)
 
 
+# Python 3.12+ warns that fork() in a process with threads may deadlock the
+# child; these scripts fork with threads on purpose (to show that the
+# binding's state does not).
+FORK_WARNING = "ignore:This process:DeprecationWarning"
+
+
 def run_script(code, timeout=120):
     """Run *code* in a new interpreter (with tests/ on sys.path); return it."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
+        [sys.executable, "-W", FORK_WARNING, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
         timeout=timeout,
