@@ -3,7 +3,7 @@
 #
 # test-binding-asan.sh - the Python tests against an extension built with
 # AddressSanitizer + UndefinedBehaviorSanitizer: the C core, the binding's
-# own C (swig/kfifo_py.c) and the SWIG wrapper, all instrumented.
+# own C (swig/kfpy_*.c) and the SWIG wrapper, all instrumented.
 #
 # The package is built with KFIFO_SANITIZE=address,undefined (setup.py) into
 # BUILD_ROOT/py-asan (default ./build) and imported from there by an
