@@ -131,26 +131,6 @@ static void kf_buffer_error(PyObject *o, const char *method, const char *name,
 	PyBuffer_Release(&v);
 }
 
-/* kfpy_arg_data() beyond its inline case: a bytes object too long for a
- * count (offered as 2**32 - 1 bytes), or any other exporter. */
-int kfpy_arg_data_slow(PyObject *o, const char *method, Py_buffer *view,
-		       int *got, const void **buf, unsigned int *n)
-{
-	if (PyBytes_CheckExact(o)) {
-		*buf = PyBytes_AS_STRING(o);
-		*n = kf_clamp(PyBytes_GET_SIZE(o));
-		return 0;
-	}
-	if (PyObject_GetBuffer(o, view, PyBUF_SIMPLE) < 0) {
-		kf_buffer_error(o, method, "data", 0);
-		return -1;
-	}
-	*got = 1;
-	*buf = view->buf;
-	*n = kf_clamp(view->len);
-	return 0;
-}
-
 int kfpy_arg_data_len(PyObject *o, const char *method, Py_buffer *view,
 		      int *got, const void **buf, Py_ssize_t *n)
 {
@@ -166,6 +146,21 @@ int kfpy_arg_data_len(PyObject *o, const char *method, Py_buffer *view,
 	*got = 1;
 	*buf = view->buf;
 	*n = view->len;
+	return 0;
+}
+
+/* kfpy_arg_data() beyond its inline case: a bytes object too long for a
+ * count, or any other exporter.  A buffer longer than 2**32 - 1 bytes is
+ * offered as 2**32 - 1 bytes: no call but put() (which takes the whole
+ * length) can store more, and the count it returns says what it took. */
+int kfpy_arg_data_slow(PyObject *o, const char *method, Py_buffer *view,
+		       int *got, const void **buf, unsigned int *n)
+{
+	Py_ssize_t len;
+
+	if (kfpy_arg_data_len(o, method, view, got, buf, &len) < 0)
+		return -1;
+	*n = kf_clamp(len);
 	return 0;
 }
 

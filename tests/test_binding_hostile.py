@@ -9,41 +9,14 @@ killing the run."""
 import gc
 import mmap
 import os
-import subprocess
-import sys
-import textwrap
 import threading
 import time
 import weakref
 
 import pytest
 
+from _isolated import assert_clean, run_isolated
 from kfifo import Kfifo
-
-GiB = 1 << 30
-
-
-# Python 3.12+ warns that fork() in a process with threads may deadlock the
-# child; these scripts fork with threads on purpose (to show that the
-# binding's state does not).
-FORK_WARNING = "ignore:This process:DeprecationWarning"
-
-
-def run_isolated(code, timeout=60):
-    """Run *code* in a fresh interpreter; its CompletedProcess.  A crash is
-    a negative returncode, a hang a TimeoutExpired."""
-    return subprocess.run(
-        [sys.executable, "-W", FORK_WARNING, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-def assert_clean(proc):
-    assert proc.returncode == 0, (proc.returncode, proc.stdout, proc.stderr)
-    assert proc.stderr == "", proc.stderr
-
 
 # ---- views: a fifo's memory lives while anything can reach it ----------------
 
@@ -127,6 +100,10 @@ def test_free_from_a_gc_callback_inside_out_prepare_never_leaves_a_dangling_view
     assert_clean(proc)
 
 
+def _closure_over(*objects):
+    return lambda: objects
+
+
 def test_a_view_kept_on_its_own_fifo_is_collected_with_it():
     # used to: Kfifo -> memoryview -> region -> Kfifo leaked, 200 of 200
     class Holder(Kfifo):
@@ -138,10 +115,9 @@ def test_a_view_kept_on_its_own_fifo_is_collected_with_it():
         f.view = f.out_prepare(16)[0]
         g = Kfifo(1 << 16)
         a, _b = g.in_prepare(8)
-        g_keep = (lambda: (g, a))  # a closure that reaches g and its view
-        f.keep = g_keep
+        f.keep = _closure_over(g, a)  # a closure that reaches g and its view
         refs.append(weakref.ref(f))
-        del f, g, a, _b, g_keep
+        del f, g, a, _b
     gc.collect()
     assert sum(r() is not None for r in refs) == 0
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import _shared_peers as peers
+from _isolated import FORK_WARNING
 from kfifo import Kfifo, _shm
 
 SHM = Path("/dev/shm")
@@ -51,12 +52,6 @@ def shared():
 
 def ctx(method):
     return multiprocessing.get_context(method)
-
-
-# Python 3.12+ warns that fork() in a process with threads may deadlock the
-# child; these scripts fork with threads on purpose (to show that the
-# binding's state does not).
-FORK_WARNING = "ignore:This process:DeprecationWarning"
 
 
 def run_script(code, timeout=120):

@@ -15,25 +15,12 @@ import textwrap
 
 import pytest
 
+from _isolated import assert_clean, run_isolated
 from kfifo import Kfifo
 
 SHM = "/dev/shm"
 
 pytestmark = pytest.mark.skipif(not os.path.isdir(SHM), reason="no /dev/shm")
-
-
-def run_isolated(code, timeout=120, prefix=()):
-    return subprocess.run(
-        list(prefix) + [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-def assert_clean(proc):
-    assert proc.returncode == 0, (proc.returncode, proc.stdout, proc.stderr)
-    assert proc.stderr == "", proc.stderr
 
 
 def kfifo_blocks():
