@@ -114,7 +114,7 @@
 %apply (const void *from, unsigned int n) { (const void *data, unsigned int n) };
 %apply (void *to, unsigned int n) { (void *buffer, unsigned int n) };
 
-/* timeout=None (seconds); kfifo_py.c checks it, naming the method */
+/* timeout=None (seconds); kfpy_wait.c checks it, naming the method */
 %typemap(default) PyObject *timeout "$1 = Py_None;"
 %typemap(in) PyObject *timeout "$1 = $input;"
 

@@ -33,7 +33,7 @@ extern "C" {
 typedef struct kfpy_spinlock kfpy_spinlock;
 
 /* The object behind a kfifo.Kfifo (here only for the inline fast paths
- * below; kfifo_py.c alone reads or writes its fields). */
+ * below; only the kfpy_*.c files read or write its fields). */
 typedef struct kfpy_kfifo {
 	PyObject_HEAD
 	struct kfpy_state *st; /* NULL until __init__, and after abandoning it at exit */

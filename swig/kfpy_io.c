@@ -271,9 +271,9 @@ static PyObject *kf_rec_result(unsigned int ret, PyObject *data,
  * a stack buffer of min(n, 256); a longer record that fits n comes back as
  * "too long for 256" with its length, and is fetched again into a bytes of
  * that length (then of the header maximum, should the header have changed
- * in between: see the top of the file).  A smaller capacity than n changes
- * one answer only, "not enough data", which returns the capacity: it is
- * translated back to n.
+ * in between: see "Memory the C core writes" above).  A smaller capacity
+ * than n changes one answer only, "not enough data", which returns the
+ * capacity: it is translated back to n.
  *
  * recsize 0: the record is exactly n bytes, so the capacity must be n.  A
  * fifo holding fewer than n bytes (the consumer side is ours, so the fill

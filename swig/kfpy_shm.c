@@ -8,11 +8,11 @@
 #include "kfpy_internal.h"
 
 /*
- * Shared fifos (API.md 3.4): the block is a Python object of kfifo._shm
- * (multiprocessing.shared_memory underneath), which knows the block's
- * name, unlinks what this process created and keeps multiprocessing's
- * resource tracker informed.  The fifo maps it through k->view, a buffer
- * export of block.buf, like any Kfifo(buffer=obj).
+ * The block is a kfifo._shm.Block (an mmap of a named POSIX shared memory
+ * object or of a sealed memfd); kfifo._shm made it and alone decides when
+ * to unlink its name.  The fifo maps it through k->view, a buffer export of
+ * block.buf (the mmap itself), like any Kfifo(buffer=obj).  The two calls
+ * below are the only ones into the module: create() and attach().
  */
 static PyObject *kf_shm_call(const char *fn, PyObject *args)
 {

@@ -33,6 +33,17 @@
  * What that buys: two unlocked producers (or consumers) are serialised
  * instead of corrupting the indices; free() waits for calls in flight and
  * every later call raises ValueError; in - out never exceeds the size.
+ *
+ * ---- fork() ------------------------------------------------------------------
+ *
+ * All of the above counts threads of this process: busy flags, tickets,
+ * gates and the waiters free() lets leave.  A fork() child has only the
+ * thread that forked, so what the parent's other threads held is never
+ * given back there.  A pthread_atfork() handler bumps kfpy_fork_gen in the
+ * child; a fifo whose fork_gen differs resets that state the first time
+ * the child touches it (kfpy_arg_self, tp_clear), before anything waits
+ * on it.  The fifo's data and indices are left as they are: the C core
+ * keeps them consistent at every instant a copy can be interrupted.
  */
 #include "kfpy_internal.h"
 

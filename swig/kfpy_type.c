@@ -75,7 +75,7 @@ static int kf_release_memory(kfpy_kfifo *k, Py_buffer *view)
 
 /*
  * At exit with a daemon thread in flight: leave the state and the buffer
- * export to it, for ever (see the top of the file).
+ * export to it, for ever (see "Interpreter exit" above).
  */
 static void kf_abandon(kfpy_kfifo *k)
 {

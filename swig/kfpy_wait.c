@@ -8,7 +8,7 @@
 #include <math.h>
 #include <time.h>
 
-/* ---- waiting (API.md 3.1 in C, 3.4 in Python) -------------------------------------------- */
+/* ---- waiting ------------------------------------------------------------------------------- */
 
 /* A wait sleeps at most this long at a time: a signal that arrives just
  * before the kernel sleep begins does not end it (kfifo.h), so Ctrl-C is
