@@ -110,7 +110,7 @@ static int kf_init_buffer(kfpy_kfifo *k, PyObject *buffer)
 	return 0;
 }
 
-/* Kfifo(size=None, *, start=0, buffer=None, shared=False) */
+/* Kfifo(size=None, *, start=0, buffer=None, shared=False, sealed=False) */
 static int kf_tp_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
 	static char *kwlist[] = {"size", "start", "buffer", "shared", "sealed", NULL};
@@ -467,7 +467,7 @@ static PySequenceMethods kf_as_sequence = {
 };
 
 PyDoc_STRVAR(kf_kfifo_doc,
-"Kfifo(size=None, *, start=0, buffer=None, shared=False)\n--\n\n"
+"Kfifo(size=None, *, start=0, buffer=None, shared=False, sealed=False)\n--\n\n"
 "A byte FIFO over a power-of-two ring buffer: the Linux kernel's kfifo\n"
 "(\"new kfifo API v0.3\") in C, here with a Python interface.\n"
 "\n"
@@ -490,20 +490,27 @@ PyDoc_STRVAR(kf_kfifo_doc,
 "    exported (a ``bytearray`` cannot be resized) until ``free()``; it is\n"
 "    never copied, so the fifo's bytes are visible in it.\n"
 "shared : bool, keyword-only\n"
-"    Put the fifo in a new ``multiprocessing.shared_memory`` block\n"
-"    (``kfifo_shared_create``), for other processes: ``name`` is the\n"
-"    block's name, ``Kfifo.attach(name)`` a handle in another process,\n"
+"    Put the fifo in a new POSIX shared memory block\n"
+"    (``kfifo_shared_create``), backed at once (``OSError`` here when it\n"
+"    does not fit, never SIGBUS later), for other processes: ``name`` is\n"
+"    the block's name, ``Kfifo.attach(name)`` a handle in another process,\n"
 "    and the fifo pickles to its name (a ``Process`` argument, a\n"
-"    ``multiprocessing.Queue``; fork and spawn). Every method works\n"
-"    across processes, the blocking calls wake each other. One producer\n"
-"    process and one consumer process (the side rules below apply per\n"
-"    process); the other process is not trusted: whatever it writes into\n"
-"    the block, this one never touches memory outside it, never crashes\n"
-"    and never waits past its timeout. The process that made the fifo\n"
-"    unlinks the block at ``free()`` or at exit; other handles never do.\n"
-"    ``free()`` of one handle does not close the fifo for the others.\n"
-"    A ``SpinLock`` is memory of this process: ``in_locked`` and\n"
-"    ``out_locked`` serialise this process's threads only.\n"
+"    ``multiprocessing.Queue``; fork, spawn, forkserver). Every method\n"
+"    works across processes, the blocking calls wake each other. The\n"
+"    other process is not trusted: whatever it writes into the block,\n"
+"    this one never touches memory outside it, never crashes and never\n"
+"    waits past its timeout. The process that\n"
+"    made the fifo unlinks the block at ``free()`` or at exit (also as a\n"
+"    ``multiprocessing`` child); other handles never do. ``free()`` of one\n"
+"    handle does not close the fifo for the others. A ``SpinLock`` is\n"
+"    memory of this process: ``in_locked`` and ``out_locked`` serialise\n"
+"    this process's threads only.\n"
+"sealed : bool, keyword-only\n"
+"    With ``shared=True``: a ``memfd`` with no name, sealed so that no\n"
+"    peer can shrink it (SIGBUS for its users), instead of a named block.\n"
+"    It travels as a file descriptor (``fork``, ``multiprocessing``'s\n"
+"    pickling, ``Kfifo.attach(fd)``); ``name`` is ``None``. Threat model:\n"
+"    ``kfifo/_shm.py``.\n"
 "\n"
 "Give either ``size`` or ``buffer``.\n"
 "\n"
@@ -514,7 +521,11 @@ PyDoc_STRVAR(kf_kfifo_doc,
 "    contiguous, or its length is not a power of two.\n"
 "TypeError\n"
 "    A wrong type, or both or neither of ``size`` and ``buffer``, or\n"
-"    ``shared=True`` with ``buffer``.\n"
+"    ``shared=True`` with ``buffer``, or ``sealed=True`` without\n"
+"    ``shared=True``.\n"
+"OSError\n"
+"    A shared fifo's memory cannot be had (``ENOSPC``: ``/dev/shm`` or\n"
+"    the memory is too small for it).\n"
 "MemoryError\n"
 "    The buffer cannot be allocated.\n"
 "\n"
