@@ -64,7 +64,7 @@ def wait_child(pid, timeout=30.0):
 
 def round_fork(rng):
     sealed = rng.random() < 0.5
-    f = Kfifo(rng.choice([64, 256, 4096]), shared=True, sealed=sealed)
+    f = Made(rng.choice([64, 256, 4096]), shared=True, sealed=sealed)
     blocker = None
     if rng.random() < 0.5:
         # a thread of ours waits in get() on another fifo when we fork
@@ -244,6 +244,8 @@ class Holder(Kfifo):
 def round_cycle(rng):
     for _ in range(rng.randrange(1, 10)):
         h = Holder(rng.choice([16, 4096]), shared=rng.random() < 0.3)
+        if h.name is not None:
+            made.add(h.name)
         h.me = h
         h.view = h.out_prepare(8)[0]
         if h.name is not None:
@@ -266,11 +268,23 @@ ROUNDS = [
 ]
 
 
-def shm_blocks():
-    try:
-        return {n for n in os.listdir("/dev/shm") if n.startswith("kfifo_")}
-    except OSError:
-        return set()
+#: names of the named blocks this run created (other processes may be
+#: creating blocks of their own meanwhile)
+made = set()
+
+
+class Made:
+    """Kfifo(..., shared=True) that records the name of its block."""
+
+    def __new__(cls, *args, **kwargs):
+        f = Kfifo(*args, **kwargs)
+        if f.name is not None:
+            made.add(f.name)
+        return f
+
+
+def left_behind():
+    return sorted(n for n in made if os.path.exists("/dev/shm/" + n))
 
 
 def main():
@@ -282,7 +296,6 @@ def main():
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
     rng = random.Random(seed)
-    before = shm_blocks()
     fns = [fn for fn, w in ROUNDS for _ in range(w)]
     start = time.monotonic()
     rounds = 0
@@ -294,9 +307,9 @@ def main():
             finding(f"{fn.__name__}: {e!r}")
         rounds += 1
     gc.collect()
-    left = shm_blocks() - before
+    left = left_behind()
     if left:
-        finding(f"blocks left in /dev/shm: {sorted(left)}")
+        finding(f"blocks left in /dev/shm: {left}")
     elapsed = time.monotonic() - start
     print(f"stress-binding: seed {seed}, {rounds} rounds in {elapsed:.0f} s")
     for name, count in sorted(ops.items()):
