@@ -24,8 +24,6 @@
 
 #include <limits.h>
 
-#include <limits.h>
-
 #include "pythread.h"
 
 #if defined(Py_GIL_DISABLED)
@@ -66,7 +64,6 @@ struct kfpy_spinlock {
 	kfifo_spinlock_t lock;
 };
 
-
 extern PyTypeObject kfpy_SpinLockType;
 extern PyTypeObject kf_RegionType;
 extern PyTypeObject kf_RecordsType;
@@ -76,6 +73,7 @@ extern PyMethodDef kf_attach_def;
 
 PyObject *kf_freed_error(const char *method);
 PyObject *kf_exiting_error(const char *method);
+
 /*
  * The exception set now, kept aside while cleanup code runs: the 3.12
  * API (one object) where there is one, the three-part one before.
@@ -87,6 +85,7 @@ typedef struct {
 	PyObject *type, *value, *tb;
 #endif
 } kf_exc_saved;
+
 void kf_exc_save(kf_exc_saved *s);
 void kf_exc_restore(kf_exc_saved *s);
 void kf_exc_reraise_as(PyObject *type);
@@ -174,6 +173,8 @@ static inline int kf_nogil(unsigned int copy, const kfifo_spinlock_t *lock)
 	return copy >= KFPY_GIL_THRESHOLD || (lock != NULL && !kf_spin_free(lock));
 }
 
+/* Reset @k's per-process state if it comes from before a fork() (see
+ * kfpy_threads.c). */
 static inline void kf_check_fork(kfpy_kfifo *k)
 {
 	if (k->fork_gen != kfpy_fork_gen)
@@ -191,7 +192,10 @@ static inline unsigned int kf_clamp(Py_ssize_t len)
 {
 	return (size_t)len > UINT_MAX ? UINT_MAX : (unsigned int)len;
 }
+
+/* Kfifo()'s size (1 .. 2**31) and start (any integer, modulo 2**32) */
 int kf_size_arg(PyObject *size, unsigned int *out);
+int kf_start_arg(PyObject *start, unsigned int *out);
 
 /*
  * The longest record a header of @recsize bytes can describe: 255 for 1,
@@ -203,7 +207,6 @@ static inline unsigned int kf_rec_max(unsigned int recsize)
 {
 	return recsize == 0 ? UINT_MAX : recsize == 1 ? 0xffu : 0xffffu;
 }
-int kf_start_arg(PyObject *start, unsigned int *out);
 
 /* ---- kfpy_type.c ---- */
 
