@@ -31,26 +31,26 @@ or writes outside its mapping, never waits past its timeout and returns
 no count above what was asked; at worst it reads garbled data or sees the
 fifo closed.  Beyond writing, by form:
 
-========================  =========================  ======================
-peer action               named block                sealed memfd
-========================  =========================  ======================
-write garbage into it     garbled data, no crash     garbled data, no crash
-shrink it (``ftruncate``)  **SIGBUS** on our next    refused (EPERM): the
-                          access past the new end    seal
-grow it                   harmless (we map our       refused (EPERM)
-                          size)
-unlink the name           no effect on mappings;     no name to unlink
-                          later ``attach`` fails
-take the name first       ``create`` retries with    no name
-                          another random name
-open it at all            anyone of the same user    only processes handed
-                          who guesses the name       the descriptor
-                          (mode 0600)
-exhaust the memory       creation fails with        same; a memfd counts
-                          ``OSError`` (backed at     against memory (and
-                          creation), never SIGBUS    cgroup limits), not
-                                                     ``/dev/shm``'s size
-========================  =========================  ======================
+* writes garbage into it -- named: garbled data, no crash; sealed: the
+  same.
+* shrinks it (``ftruncate``) -- named: **SIGBUS** at our next access past
+  the new end (a peer can kill us); sealed: refused with ``EPERM`` by
+  ``F_SEAL_SHRINK``.
+* grows it -- named: harmless, we use the size we mapped; sealed: refused
+  (``F_SEAL_GROW``).
+* removes the seals -- sealed: impossible (``F_SEAL_SEAL``).
+* unlinks the name -- named: no effect on any mapping, later ``attach``
+  calls fail; sealed: there is no name.
+* takes a name first -- named: ``create`` opens with ``O_EXCL`` and tries
+  another random name; sealed: there is no name.
+* opens it at all -- named: any process of the same user (names are listed
+  in ``/dev/shm``; mode 0600 keeps other users out); sealed: only the
+  processes it was handed to as a descriptor.
+* lays out a bad header before our ``attach`` -- both: ``ValueError`` (no
+  fifo of this layout, or a size that does not fit the mapping).
+* uses up the memory -- both: creation fails with ``OSError`` (backed at
+  creation), never a SIGBUS later; a memfd counts against memory and cgroup
+  limits, a named block against ``/dev/shm``'s size.
 
 So a peer that must not be able to kill us gets only a sealed fifo.  No
 form protects against a peer with ``ptrace`` rights or root.
