@@ -129,8 +129,34 @@ def test_a_sealed_fifo_reaches_children_and_they_cannot_shrink_it(method):
         f.free()
 
 
+def _memfds_of_kfifo():
+    fds = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("/memfd:kfifo"):
+                fds.append(int(fd))
+        except OSError:
+            pass
+    return fds
+
+
 def test_attach_by_file_descriptor_duplicates_it():
+    before = set(_memfds_of_kfifo())
     f = Kfifo(64, shared=True, sealed=True)
+    (fd,) = set(_memfds_of_kfifo()) - before
+    g = Kfifo.attach(fd)
+    try:
+        assert g.name is None and g.size() == 64
+        assert g.in_(b"by descriptor") == 13
+        assert f.out(13) == b"by descriptor"
+    finally:
+        g.free()
+    os.fstat(fd)  # the caller's descriptor is still open
+    f.free()
+    assert set(_memfds_of_kfifo()) == before
+
+
+def test_attach_refuses_a_descriptor_that_holds_no_fifo():
     fd = os.memfd_create("not-a-fifo")
     try:
         with pytest.raises(ValueError, match="holds no kfifo"):
@@ -140,7 +166,6 @@ def test_attach_by_file_descriptor_duplicates_it():
             Kfifo.attach(fd)
     finally:
         os.close(fd)
-        f.free()
 
 
 # ---- clean-up: no leftover, no warning -----------------------------------------------
