@@ -3,19 +3,24 @@
 #
 # test-binding-asan.sh - the Python tests against an extension built with
 # AddressSanitizer + UndefinedBehaviorSanitizer: the C core, the binding's
-# own C (swig/kfifo_py.c) and the SWIG wrapper, all instrumented.
+# own C (swig/kfpy_*.c) and the SWIG wrapper, all instrumented.
 #
 # The package is built with KFIFO_SANITIZE=address,undefined (setup.py) into
 # BUILD_ROOT/py-asan (default ./build) and imported from there by an
 # uninstrumented python3, with gcc's ASan runtime preloaded.  Leak checking
 # is off: CPython keeps memory until exit on purpose.
 #
-# Usage: scripts/test-binding-asan.sh [BUILD_ROOT] [-- PYTEST_ARGS...]
+# With --stress SECONDS it runs scripts/stress-binding.py against the same
+# build for that long instead of the tests.
+#
+# Usage: scripts/test-binding-asan.sh [BUILD_ROOT] [--stress SECONDS] [-- PYTEST_ARGS...]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PYTHON=${PYTHON:-python3}
 BUILD_ROOT=build
-if [[ $# -gt 0 && $1 != -- ]]; then BUILD_ROOT=$1; shift; fi
+STRESS=
+if [[ $# -gt 0 && $1 != -- && $1 != --stress ]]; then BUILD_ROOT=$1; shift; fi
+if [[ ${1:-} == --stress ]]; then STRESS=${2:?--stress needs SECONDS}; shift 2; fi
 [[ ${1:-} == -- ]] && shift
 mkdir -p "$BUILD_ROOT"
 BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
@@ -40,10 +45,13 @@ fi
 
 # Run from tests/ so that the sanitized copy, not the source tree, is tested.
 cd "$ROOT/tests"
-PYTHONPATH=$target \
-LD_PRELOAD=$libasan \
-ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=1 \
-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-KFIFO_EXPECT_SANITIZED=1 \
-KFIFO_HYPOTHESIS_PROFILE=${KFIFO_HYPOTHESIS_PROFILE:-ci} \
-  "$PYTHON" -m pytest -q -p no:cacheprovider "$@"
+export PYTHONPATH=$target
+export LD_PRELOAD=$libasan
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export KFIFO_EXPECT_SANITIZED=1
+export KFIFO_HYPOTHESIS_PROFILE=${KFIFO_HYPOTHESIS_PROFILE:-ci}
+if [[ -n $STRESS ]]; then
+  exec "$PYTHON" "$ROOT/scripts/stress-binding.py" --seconds "$STRESS" "$@"
+fi
+"$PYTHON" -m pytest -q -p no:cacheprovider "$@"

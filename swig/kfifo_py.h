@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kfifo_py.h - the Python binding's own C: the types kfifo.Kfifo and
- * kfifo.SpinLock, what keeps Python misuse away from the C core, and the
- * method bodies that SWIG wraps.
+ * kfifo_py.h - what the SWIG wrapper (kfifo.i) sees of the binding's own
+ * C: the object behind kfifo.Kfifo, the argument conversions its typemaps
+ * call, the methods (declared once, in kfpy_methods.h) and the module
+ * set-up.  The rest is in kfpy_internal.h and the kfpy_*.c files, one per
+ * concern, compiled by CMake with the core's warnings and sanitizers
+ * (target kfifo_py), never by setuptools.
  *
- * Layering: kfifo.i declares the kfpy_* methods below for SWIG, whose
- * typemaps convert the arguments with the kfpy_arg_* helpers; the wrappers
- * SWIG generates become the method tables of the two types (kfpy_types_init).
- * Nothing here is FIFO logic: every decision about bytes and records is the
- * C core's.  This file is compiled by CMake with the core's warnings and
- * sanitizers (target kfifo_py), never by setuptools.
+ * Nothing here is FIFO logic: every decision about bytes and records is
+ * the C core's.
  */
 #ifndef KFIFO_PY_H
 #define KFIFO_PY_H
@@ -34,19 +33,27 @@ extern "C" {
 typedef struct kfpy_spinlock kfpy_spinlock;
 
 /* The object behind a kfifo.Kfifo (here only for the inline fast paths
- * below; kfifo_py.c alone reads or writes its fields). */
+ * below; only the kfpy_*.c files read or write its fields). */
 typedef struct kfpy_kfifo {
 	PyObject_HEAD
 	struct kfpy_state *st; /* NULL until __init__, and after abandoning it at exit */
 	int freed;             /* free() ran: every call raises */
 	int has_view;          /* view holds the object of Kfifo(buffer=obj) */
 	Py_buffer view;
-	Py_ssize_t exports;    /* memoryviews of in_prepare/out_prepare alive */
+	Py_ssize_t regions;    /* region objects of in_prepare/out_prepare alive */
 	PyObject *block;       /* shared fifo: the kfifo._shm block mapped, view is its buf */
-	long block_owner;      /* the pid that created the block (it unlinks), else 0 */
+	unsigned long fork_gen; /* kfpy_fork_gen when the per-process state was last valid */
 } kfpy_kfifo;
 
 extern PyTypeObject kfpy_KfifoType;
+
+/*
+ * Bumped in the child of every fork() (pthread_atfork).  A Kfifo whose
+ * fork_gen differs was made in the parent: the threads its side flags,
+ * gates and waiter count describe do not exist here, so they are reset
+ * before the object is used (kfpy_arg_self_slow).
+ */
+extern unsigned long kfpy_fork_gen;
 
 /* ---- argument conversion, for the typemaps of kfifo.i -------------------
  * Each returns 0, or -1 with an exception naming Kfifo.<method>() and the
@@ -60,7 +67,8 @@ int kfpy_arg_count_slow(PyObject *o, const char *method, const char *name,
 static inline int kfpy_arg_self(PyObject *self, const char *method,
 				kfpy_kfifo **out)
 {
-	if (Py_IS_TYPE(self, &kfpy_KfifoType) && ((kfpy_kfifo *)self)->st) {
+	if (Py_IS_TYPE(self, &kfpy_KfifoType) && ((kfpy_kfifo *)self)->st &&
+	    ((kfpy_kfifo *)self)->fork_gen == kfpy_fork_gen) {
 		*out = (kfpy_kfifo *)self;
 		return 0;
 	}
@@ -112,78 +120,30 @@ static inline int kfpy_arg_data(PyObject *o, const char *method,
 	}
 	return kfpy_arg_data_slow(o, method, view, got, buf, n);
 }
+/* bytes-like input of any length (put streams it all, in chunks) */
+int kfpy_arg_data_len(PyObject *o, const char *method, Py_buffer *view,
+		      int *got, const void **buf, Py_ssize_t *n);
 /* writable contiguous output buffer, exported into @view */
 int kfpy_arg_writable(PyObject *o, const char *method, Py_buffer *view,
 		      const char *name, void **buf, unsigned int *n);
 /* a kfifo.SpinLock */
 int kfpy_arg_lock(PyObject *o, const char *method, kfpy_spinlock **out);
 
-/* ---- Kfifo methods (each returns a new reference or NULL) --------------- */
+/* ---- the methods: kfpy_methods.h declares each, once ------------------- */
 
-PyObject *kfpy_in(kfpy_kfifo *k, const void *from, unsigned int n);
-PyObject *kfpy_from_user(kfpy_kfifo *k, const void *from, unsigned int n);
-PyObject *kfpy_in_rec(kfpy_kfifo *k, const void *from, unsigned int n,
-		      unsigned int recsize);
-PyObject *kfpy_from_user_rec(kfpy_kfifo *k, const void *from,
-			     unsigned int n, unsigned int recsize);
-PyObject *kfpy_in_locked(kfpy_kfifo *k, const void *from, unsigned int n,
-			 kfpy_spinlock *lock);
-PyObject *kfpy_out(kfpy_kfifo *k, unsigned int n);
-PyObject *kfpy_to_user(kfpy_kfifo *k, unsigned int n);
-PyObject *kfpy_out_locked(kfpy_kfifo *k, unsigned int n, kfpy_spinlock *lock);
-PyObject *kfpy_out_into(kfpy_kfifo *k, void *to, unsigned int n);
-PyObject *kfpy_out_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize);
-PyObject *kfpy_to_user_rec(kfpy_kfifo *k, unsigned int n,
-			   unsigned int recsize);
-PyObject *kfpy_peek_rec(kfpy_kfifo *k, unsigned int recsize);
-PyObject *kfpy_skip(kfpy_kfifo *k, unsigned int n);
-PyObject *kfpy_skip_rec(kfpy_kfifo *k, unsigned int recsize);
-PyObject *kfpy_reset_out(kfpy_kfifo *k);
-PyObject *kfpy_reset(kfpy_kfifo *k);
-PyObject *kfpy_free(kfpy_kfifo *k);
-PyObject *kfpy_len(kfpy_kfifo *k);
-PyObject *kfpy_size(kfpy_kfifo *k);
-PyObject *kfpy_avail(kfpy_kfifo *k);
-PyObject *kfpy_is_empty(kfpy_kfifo *k);
-PyObject *kfpy_is_full(kfpy_kfifo *k);
-PyObject *kfpy_valid(kfpy_kfifo *k);
-/* blocking calls and end of stream (API.md 3.4); timeout: seconds or None */
-PyObject *kfpy_put(kfpy_kfifo *k, const void *from, unsigned int n,
-		   PyObject *timeout);
-PyObject *kfpy_get(kfpy_kfifo *k, unsigned int n, PyObject *timeout);
-PyObject *kfpy_get_into(kfpy_kfifo *k, void *to, unsigned int n,
-			PyObject *timeout);
-PyObject *kfpy_get_exactly(kfpy_kfifo *k, unsigned int n, PyObject *timeout);
-PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
-		       unsigned int recsize, PyObject *timeout);
-PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout);
-PyObject *kfpy_records(kfpy_kfifo *k, unsigned int recsize);
-PyObject *kfpy_wait_avail(kfpy_kfifo *k, unsigned int n, PyObject *timeout);
-PyObject *kfpy_wait_len(kfpy_kfifo *k, unsigned int n, PyObject *timeout);
-PyObject *kfpy_close(kfpy_kfifo *k);
-/* zero-copy (API.md 3.3): two memoryviews over the ring, and finishing */
-PyObject *kfpy_in_prepare(kfpy_kfifo *k, unsigned int n);
-PyObject *kfpy_in_finish(kfpy_kfifo *k, unsigned int n);
-PyObject *kfpy_out_prepare(kfpy_kfifo *k, unsigned int n);
-PyObject *kfpy_out_finish(kfpy_kfifo *k, unsigned int n);
-
-/* These take the object itself: they work on any Kfifo, even a freed or
- * uninitialised one. */
-PyObject *kfpy_is_freed(PyObject *self);
-PyObject *kfpy_enter(PyObject *self);
-PyObject *kfpy_exit(PyObject *self, PyObject *exc_type, PyObject *exc,
-		    PyObject *tb);
-PyObject *kfpy_reduce_ex(PyObject *self, PyObject *protocol);
-
-PyObject *kfpy_spin_locked(PyObject *self);
+/* Each returns a new reference, or NULL with an exception set. */
+#define KFPY_METHOD(type, name, c_function, kw, params, doc) \
+	PyObject *c_function params;
+#include "kfpy_methods.h"
+#undef KFPY_METHOD
 
 /*
- * Make the types ready with the given method tables (owned by the caller,
- * static) and add them to @module as Kfifo and SpinLock, with the constant
- * GIL_THRESHOLD.
+ * Make the types ready and add them to @module as Kfifo and SpinLock, with
+ * the constant GIL_THRESHOLD.  Their methods are the functions of the
+ * same names in @module (the wrappers SWIG made of kfpy_methods.h), which
+ * are moved from the module into the types.
  */
-int kfpy_types_init(PyObject *module, PyMethodDef *kfifo_methods,
-		    PyMethodDef *spinlock_methods);
+int kfpy_types_init(PyObject *module);
 
 #ifdef __cplusplus
 }

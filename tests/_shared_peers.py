@@ -6,7 +6,6 @@ import random
 import time
 import zlib
 
-from kfifo import Kfifo
 
 #: records of these lengths cycle through a record stream: 0, the header
 #: maximum of recsize 1, and lengths in between

@@ -11,9 +11,11 @@ from __future__ import annotations
 import ast
 import copy
 import gc
+import inspect
 import operator
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -484,8 +486,13 @@ def test_object_made_by_new_alone_raises_a_clear_error(name):
     f = Kfifo.__new__(Kfifo)
     with pytest.raises(ValueError, match="not initialised"):
         EVERY_CALL[name](f)
-    assert f.is_freed() is False
     assert repr(f) == "<kfifo.Kfifo uninitialised>"
+
+
+def test_is_freed_on_an_uninitialised_object_says_it_is_not_initialised():
+    # it used to answer False, as if the object were a usable fifo
+    with pytest.raises(ValueError, match=r"Kfifo\.is_freed\(\).*not initialised"):
+        Kfifo.__new__(Kfifo).is_freed()
 
 
 def test_subclass_that_skips_init_raises_a_clear_error():
@@ -568,3 +575,42 @@ def test_extension_is_sanitized_exactly_when_the_asan_run_says_so():
     image = Path(kfifo._kfifo.__file__).read_bytes()
     sanitized = b"__asan_report_" in image and b"__ubsan_handle_" in image
     assert sanitized == bool(os.environ.get("KFIFO_EXPECT_SANITIZED"))
+
+
+# ---- the one method table (swig/kfpy_methods.h) -----------------------------------
+
+
+def method_table():
+    """(type, name, kw) of every entry of swig/kfpy_methods.h."""
+    src = Path(__file__).resolve().parent.parent / "swig" / "kfpy_methods.h"
+    if not src.exists():  # pragma: no cover - tests run from an sdist
+        pytest.skip("no swig/ sources beside the tests")
+    return re.findall(r"^KFPY_METHOD\((\w+), (\w+), \w+, (KW|POS),", src.read_text(encoding="utf-8"), re.M)
+
+
+# not in the table: the constructor and the classmethod (kfpy_type.c,
+# kfpy_shm.c), the two properties and len() (type slots)
+NOT_IN_TABLE = {"__init__", "attach", "closed", "name", "__len__"}
+
+
+@pytest.mark.parametrize("cls", [Kfifo, SpinLock], ids=lambda c: c.__name__)
+def test_method_table_is_the_stub_s_list_of_methods(cls):
+    table = {name for typ, name, _ in method_table() if typ == cls.__name__}
+    assert table - set(dir(object)) == documented_methods(cls.__name__) - NOT_IN_TABLE - set(dir(object))
+
+
+def test_method_table_is_the_tests_list_of_calls():
+    table = {name for typ, name, _ in method_table() if typ == "Kfifo"}
+    assert set(EVERY_CALL) | {"is_freed", "__reduce_ex__"} == table | (NOT_IN_TABLE - {"__init__", "attach"})
+
+
+@pytest.mark.parametrize("typ, name, kw", method_table(), ids=lambda v: str(v))
+def test_each_method_has_the_table_s_docstring_and_signature(typ, name, kw):
+    cls = Kfifo if typ == "Kfifo" else SpinLock
+    method = getattr(cls, name)
+    sig = inspect.signature(method)
+    assert list(sig.parameters)[0] == "self"
+    assert method.__doc__ and not method.__doc__.startswith(name + "(")
+    if kw == "KW":
+        assert "timeout" in sig.parameters
+        assert sig.parameters["timeout"].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD

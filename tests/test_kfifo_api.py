@@ -614,7 +614,7 @@ def test_public_methods_have_numpydoc_docstrings_and_signatures():
         assert inspect.signature(meth).parameters, name
     assert "Parameters\n----------" in Kfifo.__doc__
     assert Kfifo.__module__ == "kfifo" and SpinLock.__module__ == "kfifo"
-    assert Kfifo.__text_signature__ == "(size=None, *, start=0, buffer=None, shared=False)"
+    assert Kfifo.__text_signature__ == "(size=None, *, start=0, buffer=None, shared=False, sealed=False)"
 
 
 def test_typing_files_are_shipped():

@@ -13,7 +13,6 @@ import pickle
 import signal
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 from multiprocessing import shared_memory
@@ -22,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import _shared_peers as peers
+from _isolated import run_isolated
 from kfifo import Kfifo, _shm
 
 SHM = Path("/dev/shm")
@@ -56,13 +56,7 @@ def ctx(method):
 def run_script(code, timeout=120):
     """Run *code* in a new interpreter (with tests/ on sys.path); return it."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
+    return run_isolated(code, timeout=timeout, env=env)
 
 
 # ---- the handle: name, attach, errors ------------------------------------------------------

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Blocking calls and end of stream (API.md 3.4), over the C waits of 3.1."""
 import os
-import signal
 import subprocess
 import sys
 import textwrap

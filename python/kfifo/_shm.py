@@ -1,104 +1,283 @@
 # SPDX-License-Identifier: MIT
-"""Shared memory blocks for shared fifos (``Kfifo(size, shared=True)``,
-``Kfifo.attach(name)``); used by the C type, not part of the API.
+"""Shared memory blocks of shared fifos (``Kfifo(size, shared=True)``,
+``Kfifo(size, shared=True, sealed=True)``, ``Kfifo.attach()``); used by
+the C type, not part of the API.
 
-A block is a :class:`multiprocessing.shared_memory.SharedMemory` (or, to
-attach on Python < 3.13, an object with the same ``buf``, ``name`` and
-``close()``).  The rules of API.md 3.4:
+This module owns a block's whole life: it creates, backs, seals, maps,
+unmaps and unlinks it.  The C type holds a :class:`Block` and uses only
+its mapping (``buf``, exported for as long as the fifo lives), its
+``name``, ``close()`` and ``reduce()``.
 
-* The process that creates a block (``create``) is the only one that
-  unlinks it: when its fifo is freed, or at normal exit (an ``atexit``
-  hook here), whichever comes first.  Its ``SharedMemory`` registers the
-  block with multiprocessing's resource tracker, and ``unlink()``
-  unregisters it, so a creator that dies without unlinking (a crash,
-  SIGKILL) still leaves no block behind: the tracker unlinks it.
-* Every other handle (``attach``: ``Kfifo.attach``, unpickling) opens the
-  block without registering it, so that the tracker of the attaching
-  process neither unlinks the block nor warns about a "leaked" block when
-  that process exits.  Python 3.13 documents ``SharedMemory(name,
-  track=False)`` for that.  Before 3.13 every ``SharedMemory(name)``
-  registers; unregistering afterwards is not safe (a ``fork`` child shares
-  its parent's tracker, and would remove the creator's registration), so
-  the block is opened as ``SharedMemory`` opens it, with the POSIX
-  ``shm_open`` of its private ``_posixshmem`` module, and mapped with
-  :mod:`mmap`, without the registration.
-* A ``fork`` child inherits the creator's fifo object but not the right to
-  unlink: the creator is recorded by process id.
+Two forms
+---------
+*Named* (``shared=True``): a POSIX shared memory object ``/dev/shm/NAME``
+(``shm_open``), reached by its name: ``Kfifo.attach(name)``, pickling,
+any process of the same user.
+
+*Sealed* (``shared=True, sealed=True``): a ``memfd`` with no name, sealed
+against shrinking and growing (``F_SEAL_SHRINK | F_SEAL_GROW |
+F_SEAL_SEAL``).  It reaches other processes only as a file descriptor: a
+``fork`` child inherits the mapping, ``multiprocessing`` passes a
+duplicate of the descriptor when it pickles the fifo (``DupFd``: a
+``Process`` argument under spawn or forkserver, a ``Queue`` item), and
+``Kfifo.attach(fd)`` takes one passed by other means (``SCM_RIGHTS``).
+
+Threat model: what a peer can do to this process
+------------------------------------------------
+A peer is another process of the same user that can open the block.  The
+C core treats everything in the mapping as untrusted (indices, header,
+size word, data): whatever a peer writes there, this process never reads
+or writes outside its mapping, never waits past its timeout and returns
+no count above what was asked; at worst it reads garbled data or sees the
+fifo closed.  Beyond writing, by form:
+
+* writes garbage into it -- named: garbled data, no crash; sealed: the
+  same.
+* shrinks it (``ftruncate``) -- named: **SIGBUS** at our next access past
+  the new end (a peer can kill us); sealed: refused with ``EPERM`` by
+  ``F_SEAL_SHRINK``.
+* grows it -- named: harmless, we use the size we mapped; sealed: refused
+  (``F_SEAL_GROW``).
+* removes the seals -- sealed: impossible (``F_SEAL_SEAL``).
+* unlinks the name -- named: no effect on any mapping, later ``attach``
+  calls fail; sealed: there is no name.
+* takes a name first -- named: ``create`` opens with ``O_EXCL`` and tries
+  another random name; sealed: there is no name.
+* opens it at all -- named: any process of the same user (names are listed
+  in ``/dev/shm``; mode 0600 keeps other users out); sealed: only the
+  processes it was handed to as a descriptor.
+* lays out a bad header before our ``attach`` -- both: ``ValueError`` (no
+  fifo of this layout, or a size that does not fit the mapping).
+* uses up the memory -- both: creation fails with ``OSError`` (backed at
+  creation), never a SIGBUS later; a memfd counts against memory and cgroup
+  limits, a named block against ``/dev/shm``'s size.
+
+So a peer that must not be able to kill us gets only a sealed fifo.  No
+form protects against a peer with ``ptrace`` rights or root.
+
+Backing
+-------
+tmpfs reserves nothing on ``ftruncate``: a page it cannot supply later is
+a SIGBUS at first touch.  Both forms are reserved with
+``posix_fallocate`` at creation, so a fifo that does not fit raises
+``OSError`` (``ENOSPC``) from ``Kfifo(...)`` instead.
+
+Names and clean-up
+------------------
+* Only the process that created a named block unlinks it: when its fifo
+  is freed, or at its normal exit, whichever comes first.  At exit that
+  is an ``atexit`` hook and a ``multiprocessing.util.Finalize`` (fork
+  children of ``multiprocessing`` leave through ``os._exit``, where
+  ``atexit`` does not run but finalizers do).  A ``fork`` child inherits
+  the fifo, not the right to unlink: the creator is recorded by pid.
+* The creator registers the name with ``multiprocessing``'s resource
+  tracker, so a creator that dies without unlinking (a crash, SIGKILL)
+  leaves nothing behind; it unregisters when it unlinks.  Other handles
+  neither register nor unlink, so no process warns about "leaked"
+  blocks after a normal exit.
+* A block is a plain ``mmap`` with no ``__del__``: unmapping never
+  complains about exported buffers at exit, whatever order objects die in.
+* A sealed memfd needs no clean-up: it disappears with its last
+  descriptor and mapping.
 """
 import atexit
+import errno
+import fcntl
 import mmap
 import os
-import sys
-from multiprocessing import shared_memory
+import secrets
+import stat
 
-#: blocks created by this process and not yet unlinked: name -> (block, pid)
+_PREFIX = "kfifo_"
+
+#: names of named blocks created and not yet unlinked: name -> creator pid
 _created = {}
-
-_TRACK_PARAMETER = sys.version_info >= (3, 13)
-
-
-def create(nbytes):
-    """A new block of at least *nbytes* bytes, created by this process."""
-    block = shared_memory.SharedMemory(create=True, size=nbytes)
-    _created[block.name] = (block, os.getpid())
-    return block
+#: the pid whose multiprocessing finalizer is registered
+_finalizer_pid = None
 
 
-class _UntrackedBlock:
-    """A block opened without the resource tracker (Python < 3.13)."""
+class Block:
+    """A mapping of a shared memory file, as the C type uses it.
 
-    def __init__(self, name):
-        import _posixshmem  # what SharedMemory uses on POSIX
+    *fd* is mapped whole.  *keep_fd*: keep (and later close) *fd*, for
+    passing the block on by descriptor; otherwise it is closed at once.
+    """
 
+    #: the pid of the process that created the name, for the handle
+    #: that created it (only that handle unlinks, and only there)
+    _owner = None
+
+    def __init__(self, fd, name, keep_fd, what):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size == 0:
+            raise ValueError(f"{what}: {self._label(name)} holds no kfifo (it is empty or not a file)")
         self.name = name
-        fd = _posixshmem.shm_open("/" + name, os.O_RDWR, mode=0o600)
-        try:
-            size = os.fstat(fd).st_size
-            if size == 0:
-                raise ValueError(
-                    f"Kfifo.attach(): the shared memory block {name!r} is empty"
-                )
-            self._mmap = mmap.mmap(fd, size)
-        finally:
+        # the C type exports the mmap itself: no memoryview in between
+        # that the collector or a __del__ could try to release
+        self._mmap = self.buf = mmap.mmap(fd, st.st_size)
+        self._fd = fd if keep_fd else None
+        if not keep_fd:
             os.close(fd)
-        self.buf = memoryview(self._mmap)
+
+    @staticmethod
+    def _label(name):
+        return "the shared memory block %r" % name if name else "the file descriptor"
 
     def close(self):
-        self.buf.release()
-        self._mmap.close()
+        """Unmap; close the kept descriptor; unlink the name if this
+        process created it."""
+        try:
+            self._mmap.close()
+        finally:
+            if self._fd is not None:
+                fd, self._fd = self._fd, None
+                os.close(fd)
+            if self._owner == os.getpid():
+                _unlink(self.name)
+
+    def reduce(self):
+        """How a fifo over this block pickles: (callable, args)."""
+        from kfifo import Kfifo
+
+        if self.name is not None:
+            return (Kfifo.attach, (self.name,))
+        if self._fd is None:
+            raise ValueError("Kfifo: this shared fifo's block is closed")
+        from multiprocessing.reduction import DupFd
+
+        return (_attach_passed_fd, (DupFd(self._fd),))
+
+
+def _attach_passed_fd(dup):
+    """Unpickle a sealed fifo: attach to the descriptor passed with it."""
+    from kfifo import Kfifo
+
+    fd = dup.detach()
+    try:
+        return Kfifo.attach(fd)
+    finally:
+        os.close(fd)
+
+
+def _reserve(fd, nbytes):
+    """Back *nbytes* of *fd* now (ENOSPC here, not SIGBUS later)."""
+    try:
+        os.posix_fallocate(fd, 0, nbytes)
+    except OSError as e:
+        if e.errno in (errno.EOPNOTSUPP, errno.ENOSYS):
+            return  # a file system that cannot reserve: nothing to gain
+        raise OSError(
+            e.errno,
+            f"Kfifo(): cannot reserve {nbytes} bytes of shared memory "
+            f"({os.strerror(e.errno)}; is /dev/shm too small?)",
+        ) from e
+
+
+def create(nbytes, sealed=False):
+    """A new block of *nbytes* bytes, backed, created by this process."""
+    if sealed:
+        return _create_sealed(nbytes)
+    return _create_named(nbytes)
+
+
+def _create_sealed(nbytes):
+    fd = os.memfd_create("kfifo", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        os.ftruncate(fd, nbytes)
+        _reserve(fd, nbytes)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+        return Block(fd, None, True, "Kfifo()")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _create_named(nbytes):
+    import _posixshmem  # what multiprocessing.shared_memory uses on POSIX
+    from multiprocessing import resource_tracker
+
+    while True:
+        name = _PREFIX + secrets.token_hex(8)
+        try:
+            fd = _posixshmem.shm_open("/" + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, mode=0o600)
+        except FileExistsError:
+            continue
+        break
+    _created[name] = os.getpid()
+    resource_tracker.register("/" + name, "shared_memory")
+    _finalize_at_exit()
+    try:
+        os.ftruncate(fd, nbytes)
+        _reserve(fd, nbytes)
+        block = Block(fd, name, False, "Kfifo()")
+        block._owner = os.getpid()
+        return block
+    except BaseException:
+        os.close(fd)  # Block closes it only on success
+        _unlink(name)
+        raise
 
 
 def attach(name):
-    """The existing block *name*, opened without registering it."""
+    """The existing block *name* (a str), or the file *name* (an int fd,
+    duplicated), opened without registering it anywhere."""
+    if isinstance(name, int):
+        fd = os.dup(name)
+        try:
+            return Block(fd, None, True, "Kfifo.attach()")
+        except BaseException:
+            os.close(fd)
+            raise
+    import _posixshmem
+
     if not name or "/" in name or "\0" in name:
-        raise FileNotFoundError(f"no shared memory block named {name!r}")
-    if _TRACK_PARAMETER:
-        return shared_memory.SharedMemory(name, track=False)
-    return _UntrackedBlock(name)
+        raise FileNotFoundError(errno.ENOENT, f"Kfifo.attach(): no shared memory block named {name!r}")
+    try:
+        fd = _posixshmem.shm_open("/" + name, os.O_RDWR, mode=0o600)
+    except OSError as e:
+        # a name too long, a directory, ...: none can be a block
+        if isinstance(e, FileNotFoundError):
+            raise
+        raise FileNotFoundError(
+            errno.ENOENT, f"Kfifo.attach(): no shared memory block named {name!r} ({e.strerror})"
+        ) from e
+    try:
+        return Block(fd, name, False, "Kfifo.attach()")
+    except BaseException:
+        os.close(fd)  # Block closes it only on success
+        raise
 
 
 def _unlink(name):
-    block, pid = _created.get(name, (None, None))
-    if block is None or pid != os.getpid():
+    """Unlink *name* if this process created it and has not yet."""
+    if _created.get(name) != os.getpid():
         return
+    import _posixshmem
+    from multiprocessing import resource_tracker
+
     del _created[name]
     try:
-        block.unlink()
+        _posixshmem.shm_unlink("/" + name)
     except FileNotFoundError:  # someone unlinked it already
         pass
+    resource_tracker.unregister("/" + name, "shared_memory")
 
 
-def release(block, owner):
-    """Unmap *block*; unlink it if this process created it (*owner* is the
-    creator's pid, 0 for an attached block)."""
-    try:
-        block.close()
-    finally:
-        if owner == os.getpid():
-            _unlink(block.name)
-
-
-@atexit.register
-def _unlink_at_exit():
+def _unlink_all():
     for name in list(_created):
         _unlink(name)
+
+
+def _finalize_at_exit():
+    """Unlink at exit in this process, also when it leaves through
+    multiprocessing's ``os._exit`` (a fork-start child)."""
+    global _finalizer_pid
+    if _finalizer_pid == os.getpid():
+        return
+    from multiprocessing import util
+
+    util.Finalize(None, _unlink_all, exitpriority=0)
+    _finalizer_pid = os.getpid()
+
+
+atexit.register(_unlink_all)

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfpy_internal.h - what the files of the binding share, and nothing else:
+ * the per-fifo state, the thread protocol's inline fast paths and the
+ * helpers one file offers the others.  Each kfpy_*.c file is one concern:
+ *
+ *   kfpy_type.c      the Kfifo type's life (construction, GC, free, reset)
+ *   kfpy_args.c      argument conversion (typemaps and Kfifo())
+ *   kfpy_threads.c   the thread/GIL protocol (side flags, fork)
+ *   kfpy_io.c        bytes and records in and out
+ *   kfpy_wait.c      blocking calls and waits
+ *   kfpy_region.c    zero-copy views
+ *   kfpy_shm.c       shared blocks (mapping what kfifo._shm hands over)
+ *   kfpy_spinlock.c  the SpinLock type
+ *   kfpy_errors.c    exceptions
+ *
+ * Private names start with kf_; the names kfifo.i sees (kfpy_) are in
+ * kfifo_py.h.
+ */
+#ifndef KFPY_INTERNAL_H
+#define KFPY_INTERNAL_H
+
+#include "kfifo_py.h"
+
+#include <limits.h>
+
+#include "pythread.h"
+
+#if defined(Py_GIL_DISABLED)
+#error "kfifo._kfifo serialises threads with the GIL; free-threaded CPython is not supported"
+#endif
+
+#if PY_VERSION_HEX >= 0x030D0000
+#define kf_finalizing() Py_IsFinalizing()
+#else
+#define kf_finalizing() _Py_IsFinalizing()
+#endif
+
+/* out(n) of at most this many bytes goes through a stack buffer */
+#define KF_SMALL_OUT 256u
+
+/* All fields but the gate are read and written only under the GIL. */
+typedef struct {
+	int busy;                  /* a call of this side runs without the GIL */
+	unsigned long next_ticket; /* waiters take tickets ... */
+	unsigned long serving;     /* ... and go in in order */
+	PyThread_type_lock gate;   /* held by the busy call; waiters block on it */
+} kf_side;
+
+/*
+ * What a thread without the GIL may touch.  Allocated apart from the Python
+ * object (and cache-line aligned, for the indices of struct kfifo), so that
+ * at interpreter exit it can be left to a daemon thread still using it.
+ */
+typedef struct kfpy_state {
+	struct kfifo fifo;
+	kf_side prod;
+	kf_side cons;
+	unsigned long waiters;   /* threads inside a kfifo_wait_* (GIL-protected) */
+} kf_state;
+
+struct kfpy_spinlock {
+	PyObject_HEAD
+	kfifo_spinlock_t lock;
+};
+
+extern PyTypeObject kfpy_SpinLockType;
+extern PyTypeObject kf_RegionType;
+extern PyTypeObject kf_RecordsType;
+extern PyMethodDef kf_attach_def;
+
+/* ---- kfpy_errors.c ---- */
+
+PyObject *kf_freed_error(const char *method);
+PyObject *kf_exiting_error(const char *method);
+
+/*
+ * The exception set now, kept aside while cleanup code runs: the 3.12
+ * API (one object) where there is one, the three-part one before.
+ */
+typedef struct {
+#if PY_VERSION_HEX >= 0x030C0000
+	PyObject *exc;
+#else
+	PyObject *type, *value, *tb;
+#endif
+} kf_exc_saved;
+
+void kf_exc_save(kf_exc_saved *s);
+void kf_exc_restore(kf_exc_saved *s);
+void kf_exc_reraise_as(PyObject *type);
+void kf_exc_chain(kf_exc_saved *cause);
+
+/* ---- kfpy_threads.c ---- */
+
+void kf_side_wait_turn(kf_side *s);
+void kf_side_claim(kf_side *s);
+void kf_side_release(kf_side *s);
+void kf_enter_both(kf_state *st);
+int kf_exiting_in_flight(const kf_state *st);
+void kf_after_fork(kfpy_kfifo *k);
+void kf_atfork_child(void);
+
+/* A call of side @s is running without the GIL, or waiting for its turn. */
+static inline int kf_side_in_flight(const kf_side *s)
+{
+	return s->busy || s->serving != s->next_ticket;
+}
+
+/*
+ * Enter side @s: at once if it is idle and nobody waits, else in turn.
+ * At exit a side in flight belongs to a daemon thread that will never
+ * give it back: -1 then, without waiting.
+ */
+static inline int kf_side_enter(kf_side *s)
+{
+	if (kf_side_in_flight(s)) {
+		if (kf_finalizing())
+			return -1;
+		kf_side_wait_turn(s);
+	}
+	return 0;
+}
+
+/* Refuse a freed fifo, enter side @s, and refuse it again (free() may have
+ * run while we waited). */
+static inline int kf_enter(kfpy_kfifo *k, kf_side *s, const char *method)
+{
+	if (k->freed) {
+		kf_freed_error(method);
+		return -1;
+	}
+	if (kf_side_enter(s) < 0) {
+		kf_exiting_error(method);
+		return -1;
+	}
+	if (k->freed) {
+		kf_freed_error(method);
+		return -1;
+	}
+	return 0;
+}
+
+enum kf_op {
+	KF_IN, KF_FROM_USER, KF_IN_REC, KF_FROM_USER_REC, KF_IN_LOCKED,
+	KF_OUT, KF_TO_USER, KF_OUT_LOCKED, KF_OUT_REC, KF_TO_USER_REC,
+};
+
+/* The arguments of one C call; @n is always the size of @from or @to. */
+struct kf_call {
+	enum kf_op op;
+	const void *from;
+	void *to;
+	unsigned int n;
+	unsigned int recsize;
+	unsigned int total;
+	kfifo_spinlock_t *lock;
+};
+
+/* The user's SpinLock looks free (a hint: it only chooses the path). */
+static inline int kf_spin_free(const kfifo_spinlock_t *l)
+{
+	return !__atomic_load_n(&l->locked, __ATOMIC_RELAXED);
+}
+
+/*
+ * With the GIL held we may only wait for a SpinLock briefly: its holder is
+ * inside kfifo_*_locked, which never needs the GIL, but it may be copying a
+ * lot.  A busy lock or a big copy: wait and copy without the GIL.
+ */
+static inline int kf_nogil(unsigned int copy, const kfifo_spinlock_t *lock)
+{
+	return copy >= KFPY_GIL_THRESHOLD || (lock != NULL && !kf_spin_free(lock));
+}
+
+/* Reset @k's per-process state if it comes from before a fork() (see
+ * kfpy_threads.c). */
+static inline void kf_check_fork(kfpy_kfifo *k)
+{
+	if (k->fork_gen != kfpy_fork_gen)
+		kf_after_fork(k);
+}
+
+unsigned int kf_do(struct kfifo *f, struct kf_call *c);
+unsigned int kf_run(kf_state *st, kf_side *s, struct kf_call *c, int nogil);
+
+/* ---- kfpy_args.c ---- */
+
+/* A buffer longer than 2**32 - 1 bytes is offered as 2**32 - 1 bytes: no
+ * fifo can take more, and no fifo holds more. */
+static inline unsigned int kf_clamp(Py_ssize_t len)
+{
+	return (size_t)len > UINT_MAX ? UINT_MAX : (unsigned int)len;
+}
+
+/* Kfifo()'s size (1 .. 2**31) and start (any integer, modulo 2**32) */
+int kf_size_arg(PyObject *size, unsigned int *out);
+int kf_start_arg(PyObject *start, unsigned int *out);
+
+/*
+ * The longest record a header of @recsize bytes can describe: 255 for 1,
+ * 65535 for 2; UINT_MAX for 0 (no header: a record of any length).  The
+ * binding's only knowledge of the header limits; it is the C core's rule
+ * and may become a call of its inline when the core offers one.
+ */
+static inline unsigned int kf_rec_max(unsigned int recsize)
+{
+	return recsize == 0 ? UINT_MAX : recsize == 1 ? 0xffu : 0xffffu;
+}
+
+/* ---- kfpy_type.c ---- */
+
+kf_state *kf_state_new(void);
+
+/* ---- kfpy_io.c ---- */
+
+int kf_in_call(kfpy_kfifo *k, enum kf_op op, const char *method,
+	       const void *from, unsigned int n, unsigned int recsize,
+	       kfpy_spinlock *lock, unsigned int *r);
+int kf_out_into_call(kfpy_kfifo *k, const char *method, void *to,
+		     unsigned int n, unsigned int *r);
+PyObject *kf_out_common(kfpy_kfifo *k, enum kf_op op, const char *method,
+			unsigned int n, kfpy_spinlock *lock);
+PyObject *kf_out_rec_common(kfpy_kfifo *k, enum kf_op op, const char *method,
+			    unsigned int n, unsigned int recsize);
+
+/* ---- kfpy_shm.c ---- */
+
+int kf_init_shared(kfpy_kfifo *k, unsigned int size, unsigned int start,
+		   int sealed);
+PyObject *kf_take_block(kfpy_kfifo *k);
+int kf_drop_block(PyObject *block);
+void kf_drop_own_block_quietly(kfpy_kfifo *k);
+
+#endif /* KFPY_INTERNAL_H */

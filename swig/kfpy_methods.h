@@ -1,0 +1,659 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfpy_methods.h - every method of kfifo.Kfifo and kfifo.SpinLock, each
+ * declared once, here.  No include guard: it is a table, read with
+ * KFPY_METHOD defined by the reader:
+ *
+ *   KFPY_METHOD(type, name, c_function, kw, (c_parameters), docstring)
+ *
+ * type        Kfifo or SpinLock: whose method table it goes into
+ * name        the Python name
+ * c_function  the C body (kfpy_*.c); its prototype is the parameters here
+ * kw          KW: the arguments may be given by keyword; POS: positional
+ * parameters  what SWIG wraps: the typemaps of kfifo.i convert each
+ *             Python argument by its C type and name (`self` is the
+ *             object the method is called on)
+ * docstring   numpydoc, starting with the text signature
+ *             ("name($self, ...)\n--\n\n") that inspect.signature() reads
+ *
+ * Readers: kfifo.i (the SWIG declarations, %rename and %feature("kwargs")),
+ * kfifo_py.h (the C prototypes), the %init code of kfifo.i (the two
+ * types' method tables, names and docstrings) and
+ * tests/test_binding_safety.py (the table against kfifo/__init__.pyi and
+ * the tests' call lists).
+ */
+/* producer side */
+KFPY_METHOD(Kfifo, in_, kfpy_in, POS,
+	(kfpy_kfifo *self, const void *from, unsigned int n),
+	"in_($self, data, /)\n"
+	"--\n"
+	"\n"
+	"Put bytes into the fifo (``kfifo_in``).\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"data : bytes-like object\n"
+	"    The bytes to add (any C-contiguous buffer).\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int\n"
+	"    The number of bytes stored: ``min(len(data), avail())``.\n"
+	"\n"
+	"Notes\n"
+	"-----\n"
+	"Producer side.")
+KFPY_METHOD(Kfifo, from_user, kfpy_from_user, POS,
+	(kfpy_kfifo *self, const void *from, unsigned int n),
+	"from_user($self, data, /)\n"
+	"--\n"
+	"\n"
+	"Put bytes into the fifo (``kfifo_from_user``): the same as ``in_``.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"data : bytes-like object\n"
+	"    The bytes to add.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int\n"
+	"    The number of bytes stored.")
+KFPY_METHOD(Kfifo, in_rec, kfpy_in_rec, POS,
+	(kfpy_kfifo *self, const void *from, unsigned int n, unsigned int recsize),
+	"in_rec($self, data, recsize, /)\n"
+	"--\n"
+	"\n"
+	"Store ``data`` as one record (``kfifo_in_rec``).\n"
+	"\n"
+	"A record is a ``recsize``-byte little-endian length header followed by\n"
+	"the data, stored whole or not at all.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"data : bytes-like object\n"
+	"    The record's bytes.\n"
+	"recsize : {0, 1, 2}\n"
+	"    Header size: 0 (fixed-size records, no header), 1 (records of 0 to\n"
+	"    255 bytes) or 2 (0 to 65535 bytes).\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int\n"
+	"    0 when the record was stored; ``len(data) + 1`` (nothing stored)\n"
+	"    when it does not fit ``avail()`` or the header.\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"ValueError\n"
+	"    ``recsize`` is not 0, 1 or 2.")
+KFPY_METHOD(Kfifo, from_user_rec, kfpy_from_user_rec, POS,
+	(kfpy_kfifo *self, const void *from, unsigned int n, unsigned int recsize),
+	"from_user_rec($self, data, recsize, /)\n"
+	"--\n"
+	"\n"
+	"Store one record (``kfifo_from_user_rec``): the same as ``in_rec``.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"data : bytes-like object\n"
+	"    The record's bytes.\n"
+	"recsize : {0, 1, 2}\n"
+	"    Header size.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int\n"
+	"    0 on success, ``len(data) + 1`` when refused.")
+KFPY_METHOD(Kfifo, in_locked, kfpy_in_locked, POS,
+	(kfpy_kfifo *self, const void *from, unsigned int n, kfpy_spinlock *lock),
+	"in_locked($self, data, lock, /)\n"
+	"--\n"
+	"\n"
+	"Put bytes into the fifo under ``lock`` (``kfifo_in_locked``).\n"
+	"\n"
+	"Several producer threads that share one ``SpinLock`` may call this at\n"
+	"the same time.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"data : bytes-like object\n"
+	"    The bytes to add.\n"
+	"lock : SpinLock\n"
+	"    The lock shared by all producers.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int\n"
+	"    The number of bytes stored.")
+
+/* consumer side */
+KFPY_METHOD(Kfifo, out, kfpy_out, POS,
+	(kfpy_kfifo *self, unsigned int n),
+	"out($self, n, /)\n"
+	"--\n"
+	"\n"
+	"Take up to ``n`` bytes out of the fifo (``kfifo_out``).\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"n : int\n"
+	"    The most bytes to take, 0 to 2**32 - 1.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"bytes\n"
+	"    ``min(n, len())`` bytes, removed from the fifo.\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"ValueError\n"
+	"    ``n`` is negative.\n"
+	"OverflowError\n"
+	"    ``n`` does not fit 32 bits.\n"
+	"\n"
+	"Notes\n"
+	"-----\n"
+	"Consumer side.")
+KFPY_METHOD(Kfifo, to_user, kfpy_to_user, POS,
+	(kfpy_kfifo *self, unsigned int n),
+	"to_user($self, n, /)\n"
+	"--\n"
+	"\n"
+	"Take up to ``n`` bytes out (``kfifo_to_user``): the same as ``out``.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"n : int\n"
+	"    The most bytes to take.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"bytes\n"
+	"    The bytes removed.")
+KFPY_METHOD(Kfifo, out_into, kfpy_out_into, POS,
+	(kfpy_kfifo *self, void *to, unsigned int n),
+	"out_into($self, buffer, /)\n"
+	"--\n"
+	"\n"
+	"Take bytes out of the fifo into ``buffer``, like ``readinto``.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"buffer : writable bytes-like object\n"
+	"    Filled from its start with up to ``len(buffer)`` bytes (in bytes);\n"
+	"    it is exported for the call, so a ``bytearray`` cannot be resized\n"
+	"    meanwhile.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int\n"
+	"    The number of bytes copied and removed.")
+KFPY_METHOD(Kfifo, out_rec, kfpy_out_rec, POS,
+	(kfpy_kfifo *self, unsigned int n, unsigned int recsize),
+	"out_rec($self, n, recsize, /)\n"
+	"--\n"
+	"\n"
+	"Take one record out of the fifo (``kfifo_out_rec``).\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"n : int\n"
+	"    The largest record accepted (the C buffer's capacity).\n"
+	"recsize : {0, 1, 2}\n"
+	"    Header size; with 0 the record is exactly ``n`` bytes.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"tuple of (int, bytes, int)\n"
+	"    ``(ret, data, total)``: the C return value (0 on success; the\n"
+	"    record's length when it is longer than ``n``; ``n`` when the fifo\n"
+	"    holds less than a whole record), the record's bytes (``b\"\"`` unless\n"
+	"    ``ret == 0``) and ``*total``, the record's length from its header.\n"
+	"    Nothing is removed unless ``ret == 0``.")
+KFPY_METHOD(Kfifo, to_user_rec, kfpy_to_user_rec, POS,
+	(kfpy_kfifo *self, unsigned int n, unsigned int recsize),
+	"to_user_rec($self, n, recsize, /)\n"
+	"--\n"
+	"\n"
+	"Take one record out (``kfifo_to_user_rec``): the same as ``out_rec``.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"n : int\n"
+	"    The largest record accepted.\n"
+	"recsize : {0, 1, 2}\n"
+	"    Header size.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"tuple of (int, bytes, int)\n"
+	"    ``(ret, data, total)`` as for ``out_rec``.")
+KFPY_METHOD(Kfifo, out_locked, kfpy_out_locked, POS,
+	(kfpy_kfifo *self, unsigned int n, kfpy_spinlock *lock),
+	"out_locked($self, n, lock, /)\n"
+	"--\n"
+	"\n"
+	"Take up to ``n`` bytes out under ``lock`` (``kfifo_out_locked``).\n"
+	"\n"
+	"Several consumer threads that share one ``SpinLock`` may call this at\n"
+	"the same time.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"n : int\n"
+	"    The most bytes to take.\n"
+	"lock : SpinLock\n"
+	"    The lock shared by all consumers.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"bytes\n"
+	"    The bytes removed.")
+KFPY_METHOD(Kfifo, peek_rec, kfpy_peek_rec, POS,
+	(kfpy_kfifo *self, unsigned int recsize),
+	"peek_rec($self, recsize, /)\n"
+	"--\n"
+	"\n"
+	"The length of the next record (``kfifo_peek_rec``), without removing it.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"recsize : {0, 1, 2}\n"
+	"    Header size.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int\n"
+	"    The length in the next record's header; 0 if fewer than ``recsize``\n"
+	"    bytes are stored; ``len()`` for ``recsize`` 0.")
+KFPY_METHOD(Kfifo, skip, kfpy_skip, POS,
+	(kfpy_kfifo *self, unsigned int n),
+	"skip($self, n, /)\n"
+	"--\n"
+	"\n"
+	"Drop ``n`` bytes (``kfifo_skip``); ``n >= len()`` empties the fifo.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"n : int\n"
+	"    The number of bytes to drop.")
+KFPY_METHOD(Kfifo, skip_rec, kfpy_skip_rec, POS,
+	(kfpy_kfifo *self, unsigned int recsize),
+	"skip_rec($self, recsize, /)\n"
+	"--\n"
+	"\n"
+	"Drop the next record (``kfifo_skip_rec``).\n"
+	"\n"
+	"If the fifo holds less than a whole record, or ``recsize`` is 0, it is\n"
+	"emptied (the seed's behaviour).\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"recsize : {0, 1, 2}\n"
+	"    Header size.")
+KFPY_METHOD(Kfifo, reset_out, kfpy_reset_out, POS,
+	(kfpy_kfifo *self),
+	"reset_out($self, /)\n"
+	"--\n"
+	"\n"
+	"Discard all content from the consumer side (``kfifo_reset_out``).")
+
+/* blocking calls and end of stream; timeout= may be given by keyword */
+KFPY_METHOD(Kfifo, put, kfpy_put, KW,
+	(kfpy_kfifo *self, const void *data, Py_ssize_t n, PyObject *timeout),
+	"put($self, data, timeout=None)\n"
+	"--\n"
+	"\n"
+	"Store all of ``data``, waiting for room as needed (like\n"
+	"``socket.sendall``): data longer than the fifo streams through as the\n"
+	"consumer takes it. Producer side. Waiting releases the GIL; Ctrl-C\n"
+	"interrupts it.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"data : bytes-like\n"
+	"    Of any length, also more than 2**32 - 1 bytes: it is offered to the\n"
+	"    fifo in pieces, never cut short.\n"
+	"timeout : float or None\n"
+	"    Seconds, counted from the call; ``None`` waits without limit, ``0``\n"
+	"    stores what fits and does not wait.\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"TimeoutError\n"
+	"    Not all of ``data`` was stored in time; what was stored stays (the\n"
+	"    message says how many bytes).\n"
+	"BrokenPipeError\n"
+	"    The fifo is closed (``close()``).\n"
+	"ValueError\n"
+	"    A negative timeout, or the fifo was freed (also while waiting).")
+KFPY_METHOD(Kfifo, get, kfpy_get, KW,
+	(kfpy_kfifo *self, unsigned int n, PyObject *timeout),
+	"get($self, n, timeout=None)\n"
+	"--\n"
+	"\n"
+	"Wait until at least one byte is stored, then take up to ``n`` bytes (like\n"
+	"``socket.recv``). Consumer side. ``get(0)`` returns ``b\"\"`` at once.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"bytes\n"
+	"    ``b\"\"`` at end of stream (closed and empty).\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"TimeoutError\n"
+	"    Nothing arrived in time.")
+KFPY_METHOD(Kfifo, get_into, kfpy_get_into, KW,
+	(kfpy_kfifo *self, void *buffer, unsigned int n, PyObject *timeout),
+	"get_into($self, buffer, timeout=None)\n"
+	"--\n"
+	"\n"
+	"``get`` into a writable buffer, like ``readinto``. Consumer side.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int\n"
+	"    Bytes written into ``buffer``; 0 at end of stream or for an empty\n"
+	"    buffer.")
+KFPY_METHOD(Kfifo, get_exactly, kfpy_get_exactly, KW,
+	(kfpy_kfifo *self, unsigned int n, PyObject *timeout),
+	"get_exactly($self, n, timeout=None)\n"
+	"--\n"
+	"\n"
+	"Wait until ``n`` bytes are stored and take exactly them. Consumer side.\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"ValueError\n"
+	"    ``n`` is more than ``size()``: it could never be met.\n"
+	"TimeoutError\n"
+	"    Fewer than ``n`` bytes arrived in time; nothing is removed.\n"
+	"EOFError\n"
+	"    The stream ended (closed) with fewer than ``n`` bytes; nothing is\n"
+	"    removed.")
+KFPY_METHOD(Kfifo, put_rec, kfpy_put_rec, KW,
+	(kfpy_kfifo *self, const void *data, unsigned int n, unsigned int recsize, PyObject *timeout),
+	"put_rec($self, data, recsize, timeout=None)\n"
+	"--\n"
+	"\n"
+	"Wait for room for the whole record, then store it (``kfifo_in_rec``).\n"
+	"Producer side.\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"ValueError\n"
+	"    The record can never fit: longer than its header can say (255 for\n"
+	"    recsize 1, 65535 for 2) or than the fifo.\n"
+	"BrokenPipeError\n"
+	"    The fifo is closed.\n"
+	"TimeoutError\n"
+	"    No room in time; nothing stored.")
+KFPY_METHOD(Kfifo, get_rec, kfpy_get_rec, KW,
+	(kfpy_kfifo *self, unsigned int recsize, PyObject *timeout),
+	"get_rec($self, recsize, timeout=None)\n"
+	"--\n"
+	"\n"
+	"Wait for a whole record and take it. Consumer side.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"recsize : {1, 2}\n"
+	"    A record of recsize 0 has no length to wait for (``ValueError``).\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"bytes or None\n"
+	"    The record; ``None`` at end of stream (closed, no whole record left).")
+KFPY_METHOD(Kfifo, records, kfpy_records, POS,
+	(kfpy_kfifo *self, unsigned int recsize),
+	"records($self, recsize, /)\n"
+	"--\n"
+	"\n"
+	"An iterator of records (``get_rec`` without a timeout) that ends at end\n"
+	"of stream. Consumer side.\n"
+	"\n"
+	"Examples\n"
+	"--------\n"
+	">>> f = Kfifo(64)\n"
+	">>> f.put_rec(b\"one\", 1); f.put_rec(b\"two\", 1); f.close()\n"
+	">>> list(f.records(1))\n"
+	"[b'one', b'two']")
+KFPY_METHOD(Kfifo, wait_avail, kfpy_wait_avail, KW,
+	(kfpy_kfifo *self, unsigned int n, PyObject *timeout),
+	"wait_avail($self, n, timeout=None)\n"
+	"--\n"
+	"\n"
+	"Wait until ``avail() >= n`` (``kfifo_wait_avail``).\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"bool\n"
+	"    True when there is room; False on timeout or when the fifo is closed.\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"ValueError\n"
+	"    ``n`` is more than ``size()``.")
+KFPY_METHOD(Kfifo, wait_len, kfpy_wait_len, KW,
+	(kfpy_kfifo *self, unsigned int n, PyObject *timeout),
+	"wait_len($self, n, timeout=None)\n"
+	"--\n"
+	"\n"
+	"Wait until ``len() >= n`` (``kfifo_wait_len``).\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"bool\n"
+	"    True when the bytes are there; False on timeout or at end of stream.\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"ValueError\n"
+	"    ``n`` is more than ``size()``.")
+KFPY_METHOD(Kfifo, close, kfpy_close, POS,
+	(kfpy_kfifo *self),
+	"close($self, /)\n"
+	"--\n"
+	"\n"
+	"Mark the end of the stream (``kfifo_close``), from either side or any\n"
+	"thread, and wake every waiter. The other calls go on working: the\n"
+	"consumer drains what is left. ``reset()`` reopens. Not ``free()``: the\n"
+	"memory stays.")
+/* zero-copy: in_* on the producer side, out_* on the consumer side */
+KFPY_METHOD(Kfifo, in_prepare, kfpy_in_prepare, POS,
+	(kfpy_kfifo *self, unsigned int n),
+	"in_prepare($self, n, /)\n"
+	"--\n"
+	"\n"
+	"Writable views of up to ``n`` free bytes at the write position\n"
+	"(``kfifo_in_prepare``): the first view, and a second one (empty unless\n"
+	"the free space wraps around the end of the ring). Write into them in\n"
+	"place, then publish with ``in_finish``. Producer side.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"n : int\n"
+	"    Bytes wanted; the views cover ``min(n, avail())`` bytes.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"tuple of (memoryview, memoryview)\n"
+	"    Views into the ring buffer itself (``numpy.frombuffer`` works on\n"
+	"    them). While any view (or an array made from one) is alive,\n"
+	"    ``free()`` raises ``BufferError``.\n"
+	"\n"
+	"Examples\n"
+	"--------\n"
+	">>> f = Kfifo(8)\n"
+	">>> a, b = f.in_prepare(3)\n"
+	">>> a[:3] = b\"abc\"; f.in_finish(3)\n"
+	"3\n"
+	">>> f.out(3)\n"
+	"b'abc'")
+KFPY_METHOD(Kfifo, in_finish, kfpy_in_finish, POS,
+	(kfpy_kfifo *self, unsigned int n),
+	"in_finish($self, n, /)\n"
+	"--\n"
+	"\n"
+	"Publish ``n`` bytes written into the views of ``in_prepare``\n"
+	"(``kfifo_in_finish``): they become visible to the consumer, and a thread\n"
+	"waiting for data wakes. Producer side.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int\n"
+	"    ``min(n, avail())``: the bytes published.")
+KFPY_METHOD(Kfifo, out_prepare, kfpy_out_prepare, POS,
+	(kfpy_kfifo *self, unsigned int n),
+	"out_prepare($self, n, /)\n"
+	"--\n"
+	"\n"
+	"Read-only views of up to ``n`` stored bytes at the read position\n"
+	"(``kfifo_out_prepare``), in order: the first view, then a second one\n"
+	"(empty unless the data wraps). Nothing is removed until ``out_finish``.\n"
+	"Consumer side.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"tuple of (memoryview, memoryview)\n"
+	"    Read-only views into the ring buffer; while any is alive, ``free()``\n"
+	"    raises ``BufferError``.")
+KFPY_METHOD(Kfifo, out_finish, kfpy_out_finish, POS,
+	(kfpy_kfifo *self, unsigned int n),
+	"out_finish($self, n, /)\n"
+	"--\n"
+	"\n"
+	"Remove ``n`` bytes read through ``out_prepare`` (``kfifo_out_finish``);\n"
+	"a thread waiting for room wakes. Consumer side.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int\n"
+	"    ``min(n, len())``: the bytes removed.")
+
+/* both sides */
+KFPY_METHOD(Kfifo, reset, kfpy_reset, POS,
+	(kfpy_kfifo *self),
+	"reset($self, /)\n"
+	"--\n"
+	"\n"
+	"Empty the fifo (``kfifo_reset``: ``in = out = 0``).\n"
+	"\n"
+	"Waits for calls in flight on either side.")
+KFPY_METHOD(Kfifo, free, kfpy_free, POS,
+	(kfpy_kfifo *self),
+	"free($self, /)\n"
+	"--\n"
+	"\n"
+	"Free the buffer (``kfifo_free``).\n"
+	"\n"
+	"Waits for calls in flight; afterwards every call but ``free()`` raises\n"
+	"``ValueError``. A second ``free()`` is harmless, as in C. A\n"
+	"``buffer=`` object is released (it can be resized again). ``with\n"
+	"Kfifo(n) as f:`` calls ``free()`` on exit.")
+
+/* queries */
+KFPY_METHOD(Kfifo, len, kfpy_len, POS,
+	(kfpy_kfifo *self),
+	"len($self, /)\n"
+	"--\n"
+	"\n"
+	"The number of bytes stored (``kfifo_len``); also ``len(f)``.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int")
+KFPY_METHOD(Kfifo, size, kfpy_size, POS,
+	(kfpy_kfifo *self),
+	"size($self, /)\n"
+	"--\n"
+	"\n"
+	"The buffer size in bytes, a power of two (``kfifo_size``).\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int")
+KFPY_METHOD(Kfifo, avail, kfpy_avail, POS,
+	(kfpy_kfifo *self),
+	"avail($self, /)\n"
+	"--\n"
+	"\n"
+	"The number of free bytes, ``size() - len()`` (``kfifo_avail``).\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int")
+KFPY_METHOD(Kfifo, is_empty, kfpy_is_empty, POS,
+	(kfpy_kfifo *self),
+	"is_empty($self, /)\n"
+	"--\n"
+	"\n"
+	"Whether the fifo holds no byte (``kfifo_is_empty``).\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"bool")
+KFPY_METHOD(Kfifo, is_full, kfpy_is_full, POS,
+	(kfpy_kfifo *self),
+	"is_full($self, /)\n"
+	"--\n"
+	"\n"
+	"Whether the fifo has no free byte (``kfifo_is_full``).\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"bool")
+KFPY_METHOD(Kfifo, valid, kfpy_valid, POS,
+	(kfpy_kfifo *self),
+	"valid($self, /)\n"
+	"--\n"
+	"\n"
+	"Check the fifo's invariants (``kfifo_valid``): the size is a power of\n"
+	"two and ``0 <= len() <= size()``. For tests.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"bool")
+KFPY_METHOD(Kfifo, is_freed, kfpy_is_freed, POS,
+	(PyObject *self),
+	"is_freed($self, /)\n"
+	"--\n"
+	"\n"
+	"Whether ``free()`` has run. Never raises.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"bool")
+
+/* protocols */
+KFPY_METHOD(Kfifo, __enter__, kfpy_enter, POS,
+	(PyObject *self),
+	"__enter__($self, /)\n"
+	"--\n"
+	"\n"
+	"Return the fifo itself.")
+KFPY_METHOD(Kfifo, __exit__, kfpy_exit, POS,
+	(PyObject *self, PyObject *exc_type, PyObject *exc, PyObject *tb),
+	"__exit__($self, exc_type, exc, tb, /)\n"
+	"--\n"
+	"\n"
+	"Call ``free()``; exceptions propagate.")
+KFPY_METHOD(Kfifo, __reduce_ex__, kfpy_reduce_ex, POS,
+	(PyObject *self, PyObject *protocol),
+	"__reduce_ex__($self, protocol, /)\n"
+	"--\n"
+	"\n"
+	"Refuse to pickle (``TypeError``): a fifo is memory of this process.")
+/* kfifo.SpinLock */
+KFPY_METHOD(SpinLock, locked, kfpy_spin_locked, POS,
+	(PyObject *self),
+	"locked($self, /)\n"
+	"--\n"
+	"\n"
+	"Whether the lock is held right now (a snapshot, for diagnostics).\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"bool")

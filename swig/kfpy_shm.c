@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfpy_shm.c - a fifo over a shared memory block.  kfifo._shm owns the
+ * block (creates, backs, seals, unlinks it); this file only maps what it
+ * is handed, through a buffer export of block.buf, and gives it back with
+ * block.close().
+ */
+#include "kfpy_internal.h"
+
+/*
+ * The block is a kfifo._shm.Block (an mmap of a named POSIX shared memory
+ * object or of a sealed memfd); kfifo._shm made it and alone decides when
+ * to unlink its name.  The fifo maps it through k->view, a buffer export of
+ * block.buf (the mmap itself), like any Kfifo(buffer=obj).  The two calls
+ * below are the only ones into the module: create() and attach().
+ */
+static PyObject *kf_shm_call(const char *fn, PyObject *args)
+{
+	PyObject *mod = PyImport_ImportModule("kfifo._shm"), *f, *r;
+
+	if (mod == NULL)
+		return NULL;
+	f = PyObject_GetAttrString(mod, fn);
+	Py_DECREF(mod);
+	if (f == NULL)
+		return NULL;
+	r = PyObject_CallObject(f, args);
+	Py_DECREF(f);
+	return r;
+}
+
+/*
+ * block.close(): kfifo._shm unmaps the block and, in the process that
+ * created it, unlinks its name; the C side only hands the mapping back,
+ * after its own view of it was released.  Steals @block.  0, or -1 with
+ * an exception.  At exit the block is only let go: the process's end
+ * unmaps it, and kfifo._shm unlinks its own blocks at exit by itself.
+ */
+int kf_drop_block(PyObject *block)
+{
+	PyObject *r;
+
+	if (block == NULL)
+		return 0;
+	if (kf_finalizing()) {
+		Py_DECREF(block);
+		return 0;
+	}
+	r = PyObject_CallMethod(block, "close", NULL);
+	Py_DECREF(block);
+	if (r == NULL)
+		return -1;
+	Py_DECREF(r);
+	return 0;
+}
+
+/* kf_drop_block() on a path that may have an exception set (a failed
+ * constructor, dealloc): the exception stays, a failure here is reported
+ * as unraisable (not with the object, which may be dying). */
+static void kf_drop_block_quietly(PyObject *block)
+{
+	kf_exc_saved saved;
+
+	if (block == NULL)
+		return;
+	kf_exc_save(&saved);
+	if (kf_drop_block(block) < 0)
+		PyErr_WriteUnraisable(NULL);
+	kf_exc_restore(&saved);
+}
+
+/* Take the block out of @k: the caller drops it once the view is released. */
+PyObject *kf_take_block(kfpy_kfifo *k)
+{
+	PyObject *block = k->block;
+
+	k->block = NULL;
+	return block;
+}
+
+/* Take @k's block (if any) and drop it quietly (constructor failure, GC). */
+void kf_drop_own_block_quietly(kfpy_kfifo *k)
+{
+	kf_drop_block_quietly(kf_take_block(k));
+}
+
+/*
+ * Map @block (a kfifo._shm block, stolen) into @k, whose state exists, and
+ * lay a new fifo of @size out in it (@create) or attach to the one there.
+ * On failure the block stays in @k, to be dropped with it.
+ */
+static int kf_init_block(kfpy_kfifo *k, PyObject *block, int create,
+			 unsigned int size)
+{
+	PyObject *buf;
+	int ret;
+
+	k->block = block;
+	buf = PyObject_GetAttrString(block, "buf");
+	if (buf == NULL)
+		return -1;
+	ret = PyObject_GetBuffer(buf, &k->view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS);
+	Py_DECREF(buf);
+	if (ret < 0)
+		return -1;
+	k->has_view = 1;
+	ret = create ? kfifo_shared_create(&k->st->fifo, k->view.buf,
+					   (size_t)k->view.len, size)
+		     : kfifo_shared_attach(&k->st->fifo, k->view.buf,
+					   (size_t)k->view.len);
+	if (ret != 0) {
+		PyObject *name = PyObject_GetAttrString(block, "name");
+
+		PyErr_Format(PyExc_ValueError,
+			     create ? "Kfifo(): the shared memory block %R is too "
+				      "small for a fifo of %u bytes"
+				    : "Kfifo.attach(): the shared memory block %R "
+				      "holds no kfifo (of layout version %u)",
+			     name ? name : Py_None,
+			     create ? size : KFIFO_SHARED_VERSION);
+		Py_XDECREF(name);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Set the indices of the new shared fifo of @k to @start.  The handle
+ * kfifo_shared_create() made stays valid: its caches are used only while
+ * its own index is what it left (kfifo.h, struct kfifo), so it reads the
+ * new indices on its next call.  Nothing is attached a second time: a
+ * peer that wrote into the block meanwhile changes nothing here.
+ */
+static void kf_shared_start(kfpy_kfifo *k, unsigned int start)
+{
+	unsigned char *mem = k->view.buf;
+
+	__atomic_store_n((unsigned int *)(void *)(mem + KFIFO_SHARED_OFF_IN),
+			 start, __ATOMIC_RELEASE);
+	__atomic_store_n((unsigned int *)(void *)(mem + KFIFO_SHARED_OFF_OUT),
+			 start, __ATOMIC_RELEASE);
+}
+
+static PyObject *kf_from_block(PyObject *cls, PyObject *block);
+
+/* Kfifo.attach(name): a classmethod, added to the type by kfpy_types_init */
+static PyObject *kf_attach(PyObject *cls, PyObject *name)
+{
+	PyObject *args, *block;
+
+	if (!PyUnicode_Check(name) && !PyLong_Check(name)) {
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo.attach(): name must be a str (or a file "
+			     "descriptor, an int), not %.100s",
+			     Py_TYPE(name)->tp_name);
+		return NULL;
+	}
+	args = PyTuple_Pack(1, name);
+	block = args ? kf_shm_call("attach", args) : NULL;
+	Py_XDECREF(args);
+	if (block == NULL)
+		return NULL;
+	return kf_from_block(cls, block);
+}
+
+/* A new Kfifo of type @cls attached to @block (stolen). */
+static PyObject *kf_from_block(PyObject *cls, PyObject *block)
+{
+	PyObject *self;
+	kfpy_kfifo *k;
+
+	self = PyType_GenericAlloc((PyTypeObject *)cls, 0);
+	if (self == NULL) {
+		kf_drop_block_quietly(block);
+		return NULL;
+	}
+	k = (kfpy_kfifo *)self;
+	k->fork_gen = kfpy_fork_gen;
+	k->st = kf_state_new();
+	if (k->st == NULL) {
+		kf_drop_block_quietly(block);
+		Py_DECREF(self);
+		return NULL;
+	}
+	if (kf_init_block(k, block, 0, 0) < 0) {
+		Py_DECREF(self);
+		return NULL;
+	}
+	return self;
+}
+
+PyMethodDef kf_attach_def = {
+	"attach", kf_attach, METH_O | METH_CLASS,
+	"attach(name)\n--\n\n"
+	"A handle, in this process, to the shared fifo in the POSIX shared\n"
+	"memory block *name* (``f.name`` of a fifo made with\n"
+	"``Kfifo(size, shared=True)``, maybe in another process).\n"
+	"It never unlinks the block. ``FileNotFoundError`` when no block has\n"
+	"that name (or the name cannot be one), ``ValueError`` when the block\n"
+	"holds no valid fifo. The block is opened without registering it with\n"
+	"multiprocessing's resource tracker, so that nothing unlinks it or\n"
+	"warns about it when this process ends.\n"
+	"\n"
+	"*name* may also be a file descriptor (an ``int``) of a shared memory\n"
+	"file or memfd holding a fifo, such as a ``sealed=True`` fifo's that\n"
+	"came by fd passing; it is duplicated, the caller keeps its own."};
+
+/*
+ * Kfifo(size, shared=True[, sealed=True]) once its state exists: a new
+ * block from kfifo._shm, a new fifo of @size laid out in it, indices at
+ * @start.  On failure the block stays in @k, to be dropped with it.
+ */
+int kf_init_shared(kfpy_kfifo *k, unsigned int size, unsigned int start,
+		   int sealed)
+{
+	PyObject *a = Py_BuildValue("(nO)", (Py_ssize_t)kfifo_shared_bytes(size),
+				    sealed ? Py_True : Py_False);
+	PyObject *block = a ? kf_shm_call("create", a) : NULL;
+
+	Py_XDECREF(a);
+	if (block == NULL || kf_init_block(k, block, 1, size) < 0)
+		return -1;
+	kf_shared_start(k, start);
+	return 0;
+}

@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kfpy_wait.c - waiting: the blocking calls (put, get, ...), the waits
+ * and end of stream, in slices the signal handlers can interrupt (PEP 475).
+ */
+#include "kfpy_internal.h"
+
+#include <math.h>
+#include <time.h>
+
+/* ---- waiting ------------------------------------------------------------------------------- */
+
+/* A wait sleeps at most this long at a time: a signal that arrives just
+ * before the kernel sleep begins does not end it (kfifo.h), so Ctrl-C is
+ * seen within one slice however long the timeout. */
+#define KF_WAIT_SLICE_NS 100000000LL
+
+
+static long long kf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* timeout in seconds (None: no limit) -> a deadline in kf_now_ns() time,
+ * or -1 for none.  It counts from the call: wake-ups do not restart it. */
+static int kf_deadline(PyObject *timeout, const char *method, long long *deadline)
+{
+	double t;
+
+	*deadline = -1;
+	if (timeout == Py_None)
+		return 0;
+	if (!PyFloat_Check(timeout) && !PyLong_Check(timeout) &&
+	    !PyIndex_Check(timeout)) {
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo.%s(): timeout must be a number of seconds or "
+			     "None, not %.100s", method, Py_TYPE(timeout)->tp_name);
+		return -1;
+	}
+	if (PyFloat_Check(timeout)) {
+		t = PyFloat_AS_DOUBLE(timeout);
+		if (isnan(t)) {
+			PyErr_Format(PyExc_ValueError,
+				     "Kfifo.%s(): timeout must be a number of "
+				     "seconds, not nan", method);
+			return -1;
+		}
+	} else {
+		/* an integer of any size: its sign first, then its value
+		 * (one too big for a double is no limit at all) */
+		PyObject *i = PyNumber_Index(timeout), *zero;
+		int neg = -1;
+
+		if (i == NULL)
+			return -1;
+		zero = PyLong_FromLong(0);
+		if (zero != NULL)
+			neg = PyObject_RichCompareBool(i, zero, Py_LT);
+		Py_XDECREF(zero);
+		if (neg < 0) {
+			Py_DECREF(i);
+			return -1;
+		}
+		t = neg ? -1.0 : PyLong_AsDouble(i);
+		Py_DECREF(i);
+		if (t == -1.0 && PyErr_Occurred()) {
+			if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+				return -1;
+			PyErr_Clear();
+			t = HUGE_VAL;
+		}
+	}
+	if (t < 0.0) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.%s(): timeout must not be negative, got %R",
+			     method, timeout);
+		return -1;
+	}
+	if (t < 1e9)	/* beyond 30 years: no limit */
+		*deadline = kf_now_ns() + (long long)(t * 1e9);
+	return 0;
+}
+
+enum kf_wait_kind { KF_WAIT_AVAIL, KF_WAIT_LEN, KF_WAIT_REC };
+
+/*
+ * Wait, without the GIL, for kfifo_wait_<kind>(@arg) until @deadline.
+ * Returns 0 with the C result (0, -EPIPE, -ETIMEDOUT, -EINVAL) in *@res,
+ * or -1 with an exception: the fifo was freed meanwhile, or a signal
+ * handler raised (KeyboardInterrupt).  The waiter is counted in st->waiters, under the
+ * GIL, so that free() can wake it and let it leave before the memory goes.
+ */
+static int kf_wait_now(struct kfifo *f, enum kf_wait_kind kind,
+		       unsigned int arg, long long timeout_ns)
+{
+	if (kind == KF_WAIT_AVAIL)
+		return kfifo_wait_avail(f, arg, timeout_ns);
+	if (kind == KF_WAIT_LEN)
+		return kfifo_wait_len(f, arg, timeout_ns);
+	return kfifo_wait_rec(f, arg, timeout_ns);
+}
+
+static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
+		   unsigned int arg, long long deadline, int *res)
+{
+	int r;
+
+	if (k->freed) {
+		kf_freed_error(method);
+		return -1;
+	}
+	/*
+	 * First a check that cannot block (timeout 0: no system call), with
+	 * the GIL held: when the condition already holds, releasing the GIL
+	 * would only hand it to the other side and wait to get it back.
+	 */
+	r = kf_wait_now(&k->st->fifo, kind, arg, 0);
+	if (r != -ETIMEDOUT || (deadline >= 0 && deadline <= kf_now_ns())) {
+		*res = r;
+		return 0;
+	}
+	for (;;) {
+		long long left = -1, slice;
+		struct kfifo *f;
+
+		if (k->freed) {
+			kf_freed_error(method);
+			return -1;
+		}
+		if (deadline >= 0) {
+			left = deadline - kf_now_ns();
+			if (left < 0)
+				left = 0;
+		}
+		slice = left < 0 || left > KF_WAIT_SLICE_NS ? KF_WAIT_SLICE_NS : left;
+		f = &k->st->fifo;
+		k->st->waiters++;
+		Py_BEGIN_ALLOW_THREADS
+		r = kf_wait_now(f, kind, arg, slice);
+		Py_END_ALLOW_THREADS
+		k->st->waiters--;
+		if (k->freed) {
+			kf_freed_error(method);
+			return -1;
+		}
+		if (r == -EINTR || (r == -ETIMEDOUT && slice != left)) {
+			/* PEP 475: run the handlers, then retry with the time left */
+			if (PyErr_CheckSignals() < 0)
+				return -1;
+			continue;
+		}
+		*res = r;
+		return 0;
+	}
+}
+
+static PyObject *kf_closed_error(const char *method, Py_ssize_t done,
+				 Py_ssize_t n)
+{
+	PyErr_Format(PyExc_BrokenPipeError,
+		     "Kfifo.%s(): the fifo is closed (%zd of %zd bytes stored by "
+		     "this call)", method, done, n);
+	return NULL;
+}
+
+static PyObject *kf_timeout_error(const char *method)
+{
+	PyErr_Format(PyExc_TimeoutError, "Kfifo.%s(): timed out", method);
+	return NULL;
+}
+
+static int kf_check_size(kfpy_kfifo *k, const char *method, unsigned int n)
+{
+	unsigned int size;
+
+	if (k->freed) {
+		kf_freed_error(method);
+		return -1;
+	}
+	size = kfifo_size(&k->st->fifo);
+	if (n > size) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.%s(): n=%u is more than the fifo's size %u "
+			     "(it could never be met)", method, n, size);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * put() takes a buffer of any length (a Py_ssize_t, never clamped): it
+ * offers the C core at most 2**32 - 1 bytes at a time, and goes on until
+ * all are stored, the time runs out or the stream ends.
+ */
+PyObject *kfpy_put(kfpy_kfifo *k, const void *from, Py_ssize_t n,
+		   PyObject *timeout)
+{
+	const unsigned char *p = from;
+	Py_ssize_t done = 0;
+	unsigned int r, chunk;
+	long long deadline;
+	int w;
+
+	if (kf_deadline(timeout, "put", &deadline) < 0)
+		return NULL;
+	for (;;) {
+		if (k->freed)
+			return kf_freed_error("put");
+		if (kfifo_is_closed(&k->st->fifo))
+			return kf_closed_error("put", done, n);
+		chunk = kf_clamp(n - done);
+		if (kf_in_call(k, KF_IN, "put", p + done, chunk, 0, NULL, &r) < 0)
+			return NULL;
+		done += (Py_ssize_t)r;
+		if (done == n)
+			Py_RETURN_NONE;
+		/* one free byte is enough to go on: waiting for more could
+		 * deadlock with a consumer that waits for more data first */
+		if (kf_wait(k, "put", KF_WAIT_AVAIL, 1, deadline, &w) < 0)
+			return NULL;
+		if (w == -EPIPE)
+			return kf_closed_error("put", done, n);
+		if (w != 0) {
+			PyErr_Format(PyExc_TimeoutError,
+				     "Kfifo.put(): timed out with %zd of %zd bytes "
+				     "stored by this call", done, n);
+			return NULL;
+		}
+	}
+}
+
+/*
+ * get(n) and get_into(buffer): wait for one stored byte, then take up to @n
+ * of them, as a new bytes (@to NULL) or into @to; nothing at end of stream
+ * (closed and empty), and at once for n = 0.  An empty take means another
+ * consumer thread was first: wait again.
+ */
+static PyObject *kf_get_common(kfpy_kfifo *k, const char *method, void *to,
+			       unsigned int n, PyObject *timeout)
+{
+	long long deadline;
+	unsigned int r = 0;
+	PyObject *res;
+	int w;
+
+	if (kf_deadline(timeout, method, &deadline) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error(method);
+	while (n > 0) {
+		if (kf_wait(k, method, KF_WAIT_LEN, 1, deadline, &w) < 0)
+			return NULL;
+		if (w == -EPIPE)
+			break;
+		if (w != 0)
+			return kf_timeout_error(method);
+		if (to != NULL) {
+			if (kf_out_into_call(k, method, to, n, &r) < 0)
+				return NULL;
+			if (r > 0)
+				break;
+			continue;
+		}
+		res = kf_out_common(k, KF_OUT, method, n, NULL);
+		if (res == NULL || PyBytes_GET_SIZE(res) > 0)
+			return res;
+		Py_DECREF(res);
+	}
+	return to ? PyLong_FromUnsignedLong(r) : PyBytes_FromStringAndSize(NULL, 0);
+}
+
+PyObject *kfpy_get(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+{
+	return kf_get_common(k, "get", NULL, n, timeout);
+}
+
+PyObject *kfpy_get_into(kfpy_kfifo *k, void *to, unsigned int n,
+			PyObject *timeout)
+{
+	return kf_get_common(k, "get_into", to, n, timeout);
+}
+
+/* The data of a record taken by kf_out_rec_common, or NULL; *ret its C
+ * result. */
+static PyObject *kf_take(PyObject *tuple, unsigned long *ret)
+{
+	PyObject *data;
+
+	if (tuple == NULL)
+		return NULL;
+	*ret = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(tuple, 0));
+	data = PyTuple_GET_ITEM(tuple, 1);
+	Py_INCREF(data);
+	Py_DECREF(tuple);
+	return data;
+}
+
+PyObject *kfpy_get_exactly(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+{
+	long long deadline;
+	unsigned long ret;
+	PyObject *data;
+	int w;
+
+	if (kf_deadline(timeout, "get_exactly", &deadline) < 0 ||
+	    kf_check_size(k, "get_exactly", n) < 0)
+		return NULL;
+	for (;;) {
+		if (kf_wait(k, "get_exactly", KF_WAIT_LEN, n, deadline, &w) < 0)
+			return NULL;
+		if (w == -EPIPE) {
+			PyErr_Format(PyExc_EOFError,
+				     "Kfifo.get_exactly(): the stream ended with "
+				     "fewer than %u bytes stored", n);
+			return NULL;
+		}
+		if (w != 0)
+			return kf_timeout_error("get_exactly");
+		/* all n bytes or none, in one C call: a fixed-size record */
+		data = kf_take(kf_out_rec_common(k, KF_OUT_REC, "get_exactly", n, 0), &ret);
+		if (data == NULL || ret == 0)
+			return data;
+		Py_DECREF(data);	/* another consumer thread was first */
+	}
+}
+
+PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
+		       unsigned int recsize, PyObject *timeout)
+{
+	unsigned int size, max = kf_rec_max(recsize);
+	long long deadline;
+	unsigned int r;
+	int w;
+
+	if (kf_deadline(timeout, "put_rec", &deadline) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("put_rec");
+	size = kfifo_size(&k->st->fifo);
+	if (n > max || n > size || size - n < recsize) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.put_rec(): a record of %u bytes can never fit "
+			     "(header of %u bytes, fifo of %u bytes)", n, recsize,
+			     size);
+		return NULL;
+	}
+	for (;;) {
+		if (kfifo_is_closed(&k->st->fifo))
+			return kf_closed_error("put_rec", 0, (Py_ssize_t)n);
+		if (kf_in_call(k, KF_IN_REC, "put_rec", from, n, recsize, NULL, &r) < 0)
+			return NULL;
+		if (r == 0)
+			Py_RETURN_NONE;
+		if (kf_wait(k, "put_rec", KF_WAIT_AVAIL, n + recsize, deadline, &w) < 0)
+			return NULL;
+		if (w == -EPIPE)
+			return kf_closed_error("put_rec", 0, (Py_ssize_t)n);
+		if (w != 0)
+			return kf_timeout_error("put_rec");
+		if (k->freed)
+			return kf_freed_error("put_rec");
+	}
+}
+
+static int kf_rec_waitable(unsigned int recsize, const char *method)
+{
+	if (recsize == 1 || recsize == 2)
+		return 0;
+	PyErr_Format(PyExc_ValueError,
+		     "Kfifo.%s(): recsize must be 1 or 2 (a record of recsize 0 "
+		     "has no length to wait for), got %u", method, recsize);
+	return -1;
+}
+
+PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
+{
+	long long deadline;
+	unsigned long ret;
+	PyObject *data;
+	int w;
+
+	if (kf_deadline(timeout, "get_rec", &deadline) < 0 ||
+	    kf_rec_waitable(recsize, "get_rec") < 0)
+		return NULL;
+	/*
+	 * Take first, wait only when that finds no whole record: the take
+	 * reads the producer's index only when its cached copy shows too
+	 * little data, where a wait's check reads it every time, and with a
+	 * producer in another process every such read moves a cache line
+	 * (and a wait costs a GIL release and a second header read).
+	 */
+	for (;;) {
+		data = kf_take(kf_out_rec_common(k, KF_OUT_REC, "get_rec",
+						 kf_rec_max(recsize),
+						 recsize), &ret);
+		if (data == NULL || ret == 0)
+			return data;
+		Py_DECREF(data);	/* none yet, or another consumer was first */
+		if (kf_wait(k, "get_rec", KF_WAIT_REC, recsize, deadline, &w) < 0)
+			return NULL;
+		if (w == -EPIPE)
+			Py_RETURN_NONE;
+		if (w != 0)
+			return kf_timeout_error("get_rec");
+	}
+}
+
+/*
+ * records(recsize): an iterator of get_rec(recsize) until end of stream.
+ * It holds its fifo (and takes part in GC, as it may sit in a cycle with
+ * it); once the stream ended it lets the fifo go.
+ */
+typedef struct {
+	PyObject_HEAD
+	kfpy_kfifo *fifo;	/* NULL once exhausted */
+	unsigned int recsize;
+} kf_records;
+
+static PyObject *kf_records_next(PyObject *self)
+{
+	kf_records *it = (kf_records *)self;
+	PyObject *rec;
+
+	if (it->fifo == NULL)
+		return NULL;
+	kf_check_fork(it->fifo);
+	rec = kfpy_get_rec(it->fifo, it->recsize, Py_None);
+	if (rec == Py_None) {	/* end of stream: StopIteration */
+		Py_DECREF(rec);
+		Py_CLEAR(it->fifo);
+		return NULL;
+	}
+	return rec;
+}
+
+static int kf_records_traverse(PyObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(((kf_records *)self)->fifo);
+	return 0;
+}
+
+static int kf_records_clear(PyObject *self)
+{
+	Py_CLEAR(((kf_records *)self)->fifo);
+	return 0;
+}
+
+static void kf_records_dealloc(PyObject *self)
+{
+	PyObject_GC_UnTrack(self);
+	kf_records_clear(self);
+	PyObject_GC_Del(self);
+}
+
+PyTypeObject kf_RecordsType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "kfifo._Records",
+	.tp_basicsize = sizeof(kf_records),
+	.tp_dealloc = kf_records_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.tp_doc = "The records of a fifo until end of stream (Kfifo.records()).",
+	.tp_traverse = kf_records_traverse,
+	.tp_clear = kf_records_clear,
+	.tp_iter = PyObject_SelfIter,
+	.tp_iternext = kf_records_next,
+};
+
+PyObject *kfpy_records(kfpy_kfifo *k, unsigned int recsize)
+{
+	kf_records *it;
+
+	if (kf_rec_waitable(recsize, "records") < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("records");
+	it = PyObject_GC_New(kf_records, &kf_RecordsType);
+	if (it == NULL)
+		return NULL;
+	Py_INCREF(k);
+	it->fifo = k;
+	it->recsize = recsize;
+	PyObject_GC_Track(it);
+	return (PyObject *)it;
+}
+
+static PyObject *kf_wait_bool(kfpy_kfifo *k, const char *method,
+			      enum kf_wait_kind kind, unsigned int n,
+			      PyObject *timeout)
+{
+	long long deadline;
+	int w;
+
+	if (kf_deadline(timeout, method, &deadline) < 0 ||
+	    kf_check_size(k, method, n) < 0)
+		return NULL;
+	if (kf_wait(k, method, kind, n, deadline, &w) < 0)
+		return NULL;
+	return PyBool_FromLong(w == 0);
+}
+
+PyObject *kfpy_wait_avail(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+{
+	return kf_wait_bool(k, "wait_avail", KF_WAIT_AVAIL, n, timeout);
+}
+
+PyObject *kfpy_wait_len(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+{
+	return kf_wait_bool(k, "wait_len", KF_WAIT_LEN, n, timeout);
+}
+
+/* Either side, any thread: kfifo_close needs no side. */
+PyObject *kfpy_close(kfpy_kfifo *k)
+{
+	if (k->freed)
+		return kf_freed_error("close");
+	kfifo_close(&k->st->fifo);
+	Py_RETURN_NONE;
+}
