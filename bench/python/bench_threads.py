@@ -10,15 +10,17 @@ zero-copy views against the same work through in_/out and bytes.
 Runs every variant in turn, REPEATS times, in one process, and prints the
 median rate of each and the median of the paired ratios.
 
-    python bench/bench_threads.py [--repeats 5] [--mb 256]
+    python bench/python/bench_threads.py [--repeats 5] [--mb 256]
 """
 import argparse
 import queue
 import statistics
+import sys
 import threading
 import time
 
 import kfifo
+from benchlib import load_line, machine_line  # beside this script
 
 FIFO = 1 << 20
 
@@ -159,12 +161,13 @@ def copying(chunk: int, total: int) -> float:
     return n * chunk / (time.perf_counter() - t0)
 
 
-def main() -> None:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--mb", type=int, default=256, help="MiB per stream run")
     ap.add_argument("--records", type=int, default=200_000)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    print(f"{machine_line()}; kfifo {kfifo.__version__}")
     total = args.mb << 20
     rows = []
     for chunk in (65536, 4096):
@@ -207,7 +210,9 @@ def main() -> None:
         for name, rates in runs.items():
             ratio = statistics.median(b / r for b, r in zip(runs[base], rates))
             print(f"  {name:<36} {statistics.median(rates) * scale:8.2f} {unit}   first row / this: {ratio:5.2f}x")
+    print(load_line())
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""One process to another through a shared kfifo, against peers (issue 11, item 5).
+"""One process to another through a shared kfifo, against peers.
 
 Workloads, each a producer process sending to the consumer (this process):
 
@@ -38,7 +38,7 @@ the scheduler often runs producer and consumer on one core (a futex wake
 pulls the wakee to the waker's CPU): ``--pin`` puts the consumer on CPU 0
 and the producer on CPU 1 (the two-thread variant's threads likewise).
 
-    python bench/bench_procs.py [--repeats 5] [--quick] [--start fork|spawn] [--pin] [--out [DIR]]
+    python bench/python/bench_procs.py [--repeats 5] [--quick] [--start fork|spawn] [--pin] [--out [DIR]]
 """
 import argparse
 import datetime
@@ -52,7 +52,7 @@ import time
 import zlib
 
 import kfifo
-from kfifo._bench import machine_line  # the same machine line as python -m kfifo bench
+from benchlib import RESULTS, machine_line  # bench/python/benchlib.py, beside this script
 
 FIFO = 1 << 20
 REC = 16
@@ -61,7 +61,6 @@ CHUNK = 64 << 10
 FF_BATCH = 1000
 #: a producer that is not heard from for this long is stuck
 TIMEOUT = 120.0
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 # ---- data ------------------------------------------------------------------------------------
@@ -370,7 +369,7 @@ def main(argv=None):
                     help=f"distinct 64 KiB chunks the stream producers cycle through (default {NCHUNKS})")
     ap.add_argument("--pin", action="store_true",
                     help="pin the consumer to CPU 0 and the producer (process or thread) to CPU 1")
-    ap.add_argument("--out", nargs="?", const=os.path.join(HERE, "results"), default=None, metavar="DIR",
+    ap.add_argument("--out", nargs="?", const=RESULTS, default=None, metavar="DIR",
                     help="also write DIR/procs.md (default DIR: bench/results)")
     args = ap.parse_args(argv)
     FIFO, NCHUNKS = args.fifo, args.source_chunks
@@ -476,8 +475,8 @@ def main(argv=None):
         path = os.path.join(args.out, "procs.md")
         with open(path, "w") as fh:
             fh.write(text)
-            fh.write("\n`" + " ".join(["python", "bench/bench_procs.py"] + (argv if argv is not None else sys.argv[1:]))
-                     + "`; method in bench/bench_procs.py's docstring.\n")
+            fh.write("\n`" + " ".join(["python", "bench/python/bench_procs.py"] + (argv if argv is not None else sys.argv[1:]))
+                     + "`; method in bench/python/bench_procs.py's docstring.\n")
         log(f"wrote {path}")
     return 0
 

@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""``kfifo bench``: kfifo against the queues a Python programmer would pick.
+"""kfifo against the queues a Python programmer would pick.
+
+    python bench/python/bench_peers.py [--quick] [--build-c] [--no-c] [--out DIR]
+
 
 Measured side by side in one run, each figure the median of several
 repetitions that take the implementations in turn:
@@ -19,9 +22,8 @@ the report.
 
 The benchmark's dependencies are optional (``pip install -r
 bench/requirements.txt``): a peer that is missing is reported as "not
-installed", a missing matplotlib only skips the plot.  Nothing here is
-imported at module level except the standard library, because the command
-line imports every verb's module to build its parser.
+installed", a missing matplotlib only skips the plot.  Results go to
+bench/results/ unless --out says otherwise.
 """
 from __future__ import annotations
 
@@ -37,7 +39,9 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from benchlib import BENCH, RESULTS, load_line, machine_line  # beside this script
 
 KIB = 1024
 MIB = 1024 * 1024
@@ -48,10 +52,10 @@ IMPLS = ["kfifo", "deque", "queue.Queue", "ringbuf", "pa-ringbuffer", "faster-fi
 #: Chunk sizes of the one-thread sweep (the plot).
 CHUNKS = [16, 256, 4 * KIB, 64 * KIB, MIB]
 
-#: Where ``--c`` looks for the C benchmark, relative to the current directory.
+#: Where the C benchmark is looked for when --c-binary does not say.
 C_BINARY_CANDIDATES = [
-    "bench/build/bench/kfifo-bench",   # bench/run-c-bench.sh
-    "build/bench/kfifo-bench",         # cmake -B build -DKFIFO_BUILD_BENCH=ON
+    os.path.join(BENCH, "build", "bench", "kfifo-bench"),   # bench/run-c-bench.sh
+    os.path.join(os.path.dirname(BENCH), "build", "bench", "kfifo-bench"),  # cmake -B build -DKFIFO_BUILD_BENCH=ON
 ]
 
 
@@ -66,8 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default 5, 3 with --quick)")
     parser.add_argument("--out", default=None, metavar="DIR",
                         help="where to write the table, JSON and plots "
-                             "(default bench/results when run from the source "
-                             "tree, else ./kfifo-bench-results)")
+                             "(default bench/results)")
     parser.add_argument("--c-binary", default=None, metavar="PATH",
                         help="the C benchmark to run as well (default: "
                              "$KFIFO_BENCH_BINARY, then "
@@ -636,12 +639,8 @@ def find_c_binary(args: argparse.Namespace) -> Optional[str]:
 def run_c(args: argparse.Namespace, out_dir: str, log: Callable[[str], None]) -> Optional[Dict[str, Any]]:
     """Run the C benchmark when it is built; its JSON, or None."""
     if args.build_c:
-        script = os.path.join("bench", "run-c-bench.sh")
-        if not os.path.isfile(script):
-            log(f"c: {script} not found: run from the source tree to build the C benchmark")
-        else:
-            log("c: building with bench/run-c-bench.sh --build-only")
-            subprocess.run(["bash", script, "--build-only"], check=False)
+        log("c: building with bench/run-c-bench.sh --build-only")
+        subprocess.run(["bash", os.path.join(BENCH, "run-c-bench.sh"), "--build-only"], check=False)
     binary = find_c_binary(args)
     if binary is None:
         log("c: benchmark not built (bench/run-c-bench.sh, or --build-c); skipped")
@@ -698,7 +697,7 @@ def _get(res: Dict[str, Any], key: str, impl: str) -> Optional[float]:
 
 
 def python_targets(res: Dict[str, Any], single_rate: Optional[float]) -> List[List[str]]:
-    """Rows of (target, measured, met) for the Python goals of issue 6."""
+    """Rows of (goal, measured, met) for the Python binding's goals."""
     rows = []
     k = _get(res, "call16", "kfifo")
 
@@ -728,7 +727,7 @@ def python_targets(res: Dict[str, Any], single_rate: Optional[float]) -> List[Li
 
 
 def c_targets(c: Dict[str, Any]) -> List[List[str]]:
-    """Rows of (target, measured, met) for the C goals of issue 6."""
+    """Rows of (goal, measured, met) for the C core's goals."""
     med: Dict[tuple, float] = {(e["impl"], e["chunk"]): e["median"] for e in c["stream_gbps"]}
     paired: Dict[tuple, float] = {(e["impl"], e["chunk"]): e.get("kfifo_ratio")
                                   for e in c["stream_gbps"]}
@@ -764,28 +763,6 @@ def c_targets(c: Dict[str, Any]) -> List[List[str]]:
     return rows
 
 
-def machine_line() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
-
-
-def load_line() -> str:
-    try:
-        one = os.getloadavg()[0]
-    except OSError:
-        return ""
-    return (f"Load average (1 min) at the end: {one:.2f}; above 0 means other work "
-            "shared the cores, and the two-thread figures suffer most.")
-
-
 def _table(header: List[str], rows: List[List[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |",
              "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
@@ -805,11 +782,11 @@ def report(plan: Plan, res: Dict[str, Any], versions: Dict[str, str],
            load_line(), ""]
     single = _get(res, f"sweep{MIB}", "kfifo out_into")
 
-    out += ["## Targets (issue 6)", ""]
+    out += ["## Goals", ""]
     rows = python_targets(res, single)
     if c:
         rows += c_targets(c)
-    out += [_table(["target", "measured (median)", ""], rows), ""]
+    out += [_table(["goal", "measured (median)", ""], rows), ""]
 
     cols = IMPLS + ["kfifo out_into"]
     out += ["## Python: one thread, 16 bytes in then out", "",
@@ -864,7 +841,7 @@ def report(plan: Plan, res: Dict[str, Any], versions: Dict[str, str],
         out += [c["markdown"].replace("## C:", "## C:", 1)]
     else:
         out += ["## C", "", "Not run: build it with `bash bench/run-c-bench.sh` "
-                "(or `kfifo bench --build-c`).", ""]
+                "(or `--build-c`).", ""]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -935,12 +912,6 @@ def _finish(ax: Any, title: str, ylabel: str) -> None:
 # ---- main ------------------------------------------------------------------------------
 
 
-def default_out_dir() -> str:
-    if os.path.isfile(os.path.join("bench", "CMakeLists.txt")):
-        return os.path.join("bench", "results")
-    return "kfifo-bench-results"
-
-
 def run(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
 
@@ -948,11 +919,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"[{time.perf_counter() - t_start:5.1f} s] {msg}", file=sys.stderr, flush=True)
 
     plan = Plan(args.quick, args.smoke, args.reps)
-    out_dir = args.out or default_out_dir()
+    out_dir = args.out or RESULTS
     os.makedirs(out_dir, exist_ok=True)
     impls = load_impls()
     if isinstance(impls["kfifo"], str):
-        print(f"kfifo bench: kfifo is {impls['kfifo']}", file=sys.stderr)
+        print(f"bench_peers: kfifo is {impls['kfifo']}", file=sys.stderr)
         return 1
     versions = impl_versions(impls)
     for n in IMPLS:
@@ -979,3 +950,13 @@ def run(args: argparse.Namespace) -> int:
             log("plot skipped: matplotlib not installed (pip install -r bench/requirements.txt)")
     log(f"wrote {out_dir}/bench.md")
     return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: MIT
+"""bench/python/bench_peers.py --quick --smoke runs and writes its table.
+
+The C benchmark is left out (--no-c): the C test suite covers the C core,
+and its benchmark needs the peers' Debian packages.
+"""
+
+
+def test_bench_peers_runs_and_writes_its_table(tmp_path, run_script):
+    out = tmp_path / "results"
+    proc = run_script("bench_peers.py", "--quick", "--smoke", "--no-c", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    table = (out / "bench.md").read_text()
+    assert "| kfifo |" in table
+    assert "## Goals" in table
+    assert "issue" not in table.lower()
+    assert "Load average" in table
+    assert (out / "python.json").is_file()
+    # the printed report is the written one
+    assert "## Python: one thread, 16 bytes in then out" in proc.stdout
+
+
+def test_bench_peers_reports_missing_peers_instead_of_failing(tmp_path, run_script):
+    out = tmp_path / "r"
+    proc = run_script("bench_peers.py", "--quick", "--smoke", "--no-c", "--out", str(out),
+                      hide=("ringbuf", "faster_fifo", "pa_ringbuffer", "matplotlib"))
+    assert proc.returncode == 0, proc.stderr
+    table = (out / "bench.md").read_text()
+    assert "not installed" in table
+    assert not (out / "python-throughput.png").exists()
+
+
+def test_bench_peers_rejects_an_unknown_option(run_script):
+    proc = run_script("bench_peers.py", "--no-such-option")
+    assert proc.returncode == 2
+    assert "unrecognized arguments: --no-such-option" in proc.stderr
