@@ -481,7 +481,7 @@ static void *race_producer(void *arg)
 				  &s)) == 0) {
 		unsigned int n = 1 + xorshift32(&s) % sizeof buf, i, k;
 
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n && i < sizeof buf; i++)
 			buf[i] = th_pattern(t->stored + i);
 		k = kfifo_in(&t->fifo, buf, n);
 		t->stored += k;
