@@ -199,7 +199,7 @@ static void test_one_producer_one_consumer_byte_stream(void)
 
 /* ---- records ---------------------------------------------------------- */
 
-/* Record number @seq has a length and content that only depend on @seq
+/* Record number @seq has a length that only depends on @seq
  * (recsize 0 records all have the same fixed length). */
 static unsigned int rec_len(unsigned long long seq, unsigned int recsize,
 			    unsigned int max)
@@ -207,15 +207,6 @@ static unsigned int rec_len(unsigned long long seq, unsigned int recsize,
 	if (recsize == 0)
 		return 12;
 	return (unsigned int)((seq * 2654435761u) >> 7) % (max + 1);
-}
-
-static void rec_fill(unsigned char *buf, unsigned long long seq,
-		     unsigned int len)
-{
-	unsigned int i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = th_pattern(seq * 131071u + i);
 }
 
 static unsigned int rec_max(const struct spsc *t)
@@ -237,7 +228,7 @@ static void *rec_producer(void *arg)
 	while (seq < t->total && !kt_stopped()) {
 		unsigned int len = rec_len(seq, t->recsize, max), ret;
 
-		rec_fill(buf, seq, len);
+		kt_rec_fill(buf, seq, len);
 		if (seq & 1)
 			ret = kfifo_from_user_rec(&t->fifo, buf, len, t->recsize);
 		else if (t->recsize == 1)
@@ -262,7 +253,7 @@ static void *rec_producer(void *arg)
 static void *rec_consumer(void *arg)
 {
 	struct spsc *t = (struct spsc *)arg;
-	unsigned char buf[65536], want[65536];
+	unsigned char buf[65536];
 	unsigned long long seq = 0;
 	uint32_t s = 4242;
 	unsigned int spins = 0, max = rec_max(t);
@@ -321,11 +312,8 @@ static void *rec_consumer(void *arg)
 			kt_thread_error("record length", seq, total, len);
 			return NULL;
 		}
-		rec_fill(want, seq, len);
-		if (memcmp(buf, want, len) != 0) {
-			kt_thread_error("record content", seq, 0, 0);
+		if (!kt_rec_ok(buf, seq, len))
 			return NULL;
-		}
 		seq++;
 	}
 	__atomic_store_n(&t->consumer_done, 1, __ATOMIC_RELEASE);

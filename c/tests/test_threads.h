@@ -98,6 +98,34 @@ static inline int kt_stream_ok(const unsigned char *buf, unsigned int n,
 	return 1;
 }
 
+/* Record number @seq's @len bytes: content that depends only on @seq, so
+ * that a consumer can rebuild what it should have received. */
+static inline void kt_rec_fill(unsigned char *buf, unsigned long long seq,
+			       unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = th_pattern(seq * 131071u + i);
+}
+
+/* The @len bytes at @buf are record number @seq's; otherwise the mismatch
+ * is reported and 0 returned. */
+static inline int kt_rec_ok(const unsigned char *buf, unsigned long long seq,
+			    unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] != th_pattern(seq * 131071u + i)) {
+			kt_thread_error("record content", seq, buf[i],
+					th_pattern(seq * 131071u + i));
+			return 0;
+		}
+	}
+	return 1;
+}
+
 /* ---- several producers, several consumers, the locked calls -------------- */
 
 /*

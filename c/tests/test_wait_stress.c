@@ -141,19 +141,10 @@ static void *byte_consumer(void *arg)
 	return NULL;
 }
 
-/* Record number @seq: its length (0 included, up to @max) and content. */
+/* Record number @seq: its length (0 included, up to @max). */
 static unsigned int rec_len(unsigned long long seq, unsigned int max)
 {
 	return (unsigned int)((seq * 2654435761u) >> 9) % (max + 1);
-}
-
-static void rec_fill(unsigned char *buf, unsigned long long seq,
-		     unsigned int len)
-{
-	unsigned int i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = th_pattern(seq * 65599u + i);
 }
 
 static unsigned int rec_max(const struct spsc *t)
@@ -173,7 +164,7 @@ static void *rec_producer(void *arg)
 		unsigned int ret;
 		int r;
 
-		rec_fill(buf, seq, len);
+		kt_rec_fill(buf, seq, len);
 		r = wait_retrying(&t->fifo, KT_AVAIL, t->recsize + len, &s);
 		if (r != 0) {
 			kt_thread_error("wait_avail for a record", seq,
@@ -194,7 +185,7 @@ static void *rec_producer(void *arg)
 static void *rec_consumer(void *arg)
 {
 	struct spsc *t = (struct spsc *)arg;
-	unsigned char buf[4096], want[4096];
+	unsigned char buf[4096];
 	unsigned long long seq = 0;
 	uint32_t s = 31337;
 	int r;
@@ -207,11 +198,8 @@ static void *rec_consumer(void *arg)
 			kt_thread_error("out_rec after wait_rec", seq, total, len);
 			return NULL;
 		}
-		rec_fill(want, seq, len);
-		if (memcmp(buf, want, len) != 0) {
-			kt_thread_error("record content", seq, 0, 0);
+		if (!kt_rec_ok(buf, seq, len))
 			return NULL;
-		}
 		seq++;
 	}
 	if (r != -EPIPE)
