@@ -8,14 +8,17 @@ Workloads, each a producer process sending to the consumer (this process):
    ``get_rec(1)`` until None; against ``multiprocessing.Queue`` (``put`` /
    ``get`` per item, a None sentinel) and ``faster_fifo.Queue`` (consumer
    ``get_many``; producer ``put`` per item, and ``put_many`` in batches as
-   faster-fifo's README recommends).  Records are distinct (a sequence
+   faster-fifo's README recommends), and pyzmq PUSH/PULL over ``ipc://``
+   (``send`` per record, ``recv`` until an empty message; the strongest
+   peer for messages between Python processes).  Records are distinct (a sequence
    number); the consumer keeps each one (``list.append``, or ``extend`` for
    a get_many batch) and, once the clock has stopped, checks the count and
    a CRC-32 of them all against what the producer was told to send.
 2. 64 KiB chunks: kfifo shared, ``put(chunk)`` / ``get_into(64 KiB
    bytearray)``, against ``multiprocessing.Pipe`` (``send_bytes`` /
-   ``recv_bytes_into`` a preallocated buffer, an empty message ends it) and
-   against the same kfifo stream between two threads of one process (as in
+   ``recv_bytes_into`` a preallocated buffer, an empty message ends it),
+   against pyzmq PUSH/PULL over ``ipc://`` (``send(copy=False)`` /
+   ``recv_into``) and against the same kfifo stream between two threads of one process (as in
    bench_threads.py).  The producer cycles through --source-chunks distinct
    chunks (default 16: 1 MiB, the fifo's size), chunk k filled with byte k;
    for each read the consumer checks the first and last byte against the
@@ -149,6 +152,39 @@ def prod_ff_many_records(q, count, ready, go):
         put_many(b, True, TIMEOUT)
 
 
+def _zmq_push(addr):
+    import zmq
+
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.PUSH)
+    sock.connect(addr)
+    return ctx, sock
+
+
+def prod_zmq_records(addr, count, ready, go):
+    recs = make_records(count)
+    ctx, sock = _zmq_push(addr)
+    send = sock.send
+    _ready_go(ready, go)
+    for r in recs:
+        send(r)
+    send(b"")  # end of stream (records are never empty)
+    sock.close()  # lingers until everything is sent
+    ctx.term()
+
+
+def prod_zmq_stream(addr, chunk, n, nch, ready, go):
+    chunks = make_chunks(chunk, nch)
+    ctx, sock = _zmq_push(addr)
+    send = sock.send
+    _ready_go(ready, go)
+    for i in range(n):
+        send(chunks[i % nch], copy=False)  # pyzmq's advice for large messages
+    send(b"")
+    sock.close()
+    ctx.term()
+
+
 def prod_kfifo_stream(f, chunk, n, nch, ready, go):
     chunks = make_chunks(chunk, nch)
     put = f.put
@@ -262,6 +298,57 @@ def ff_records(ctx, count, many=False):
     return count / dt
 
 
+class _ZmqPull:
+    """A PULL socket bound to a fresh ipc:// address in a temporary folder."""
+
+    def __init__(self):
+        import tempfile
+
+        import zmq
+
+        self.dir = tempfile.mkdtemp(prefix="kfifo-bench-")
+        self.addr = f"ipc://{self.dir}/pull"
+        self.ctx = zmq.Context()
+        self.sock = self.ctx.socket(zmq.PULL)
+        self.sock.bind(self.addr)
+
+    def close(self):
+        import shutil
+
+        self.sock.close(linger=0)
+        self.ctx.term()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def zmq_records(ctx, count):
+    pull = _ZmqPull()
+    try:
+        def consume():
+            got = []
+            append = got.append
+            recv = pull.sock.recv
+            while (r := recv()) != b"":
+                append(r)
+            return got
+
+        got, dt = _run(ctx, prod_zmq_records, (pull.addr, count), consume)
+    finally:
+        pull.close()
+    check_records("pyzmq", got, count)
+    return count / dt
+
+
+def zmq_stream(ctx, chunk, total):
+    pull = _ZmqPull()
+    try:
+        (got, ok), dt = _run(ctx, prod_zmq_stream, (pull.addr, chunk, total // chunk, NCHUNKS),
+                             _stream_consume(pull.sock.recv_into, chunk, total))
+    finally:
+        pull.close()
+    _check_stream("pyzmq", got, ok, total)
+    return got / dt
+
+
 def _stream_consume(readinto, chunk, total):
     def consume():
         buf = bytearray(chunk)
@@ -335,13 +422,14 @@ def kfifo_stream_threads(ctx, chunk, total):
 
 
 def peer_status(name):
-    if name == "faster-fifo":
-        try:
-            import faster_fifo  # noqa: F401
-        except ImportError:
-            return "not installed (pip install faster-fifo)"
-        except Exception as e:  # noqa: BLE001
-            return f"does not import: {e}"
+    """None when the peer imports, else why it cannot run here."""
+    module = {"faster-fifo": "faster_fifo", "pyzmq": "zmq"}[name]
+    try:
+        __import__(module)
+    except ImportError:
+        return f"not installed (pip install {name})"
+    except Exception as e:  # noqa: BLE001
+        return f"does not import: {e}"
     return None
 
 
@@ -385,6 +473,7 @@ def main(argv=None):
     # the peers are 10-50x slower: fewer items keep their runs short (rates are per second)
     mpq_count = max(1000, records // 20)
     ff_count = max(1000, records // 10)
+    zmq_count = max(1000, records // 4)
     ctx = multiprocessing.get_context(args.start)
     t_start = time.perf_counter()
 
@@ -392,6 +481,7 @@ def main(argv=None):
         print(f"[{time.perf_counter() - t_start:6.1f} s] {msg}", file=sys.stderr, flush=True)
 
     ff = peer_status("faster-fifo")
+    zq = peer_status("pyzmq")
     if ff is None and args.start != "fork":
         import faster_fifo_reduction  # noqa: F401  (makes faster_fifo.Queue picklable for spawn)
 
@@ -405,8 +495,12 @@ def main(argv=None):
          "faster-fifo put/get_many", ff or (lambda: ff_records(ctx, ff_count)), 5.0),
         ("16 B records", "M rec/s", 1e-6, "kfifo put_rec/get_rec", kf_rec,
          f"faster-fifo put_many({FF_BATCH})/get_many", ff or (lambda: ff_records(ctx, ff_count, many=True)), 5.0),
+        ("16 B records", "M rec/s", 1e-6, "kfifo put_rec/get_rec", kf_rec,
+         "pyzmq PUSH/PULL ipc:// send/recv", zq or (lambda: zmq_records(ctx, zmq_count)), 1.0),
         ("64 KiB chunks", "GB/s", 1e-9, "kfifo put/get_into", kf_stream,
          "multiprocessing.Pipe send_bytes/recv_bytes_into", lambda: pipe_stream(ctx, CHUNK, total), 3.0),
+        ("64 KiB chunks", "GB/s", 1e-9, "kfifo put/get_into", kf_stream,
+         "pyzmq PUSH/PULL ipc:// send/recv_into", zq or (lambda: zmq_stream(ctx, CHUNK, total)), 1.0),
         ("64 KiB chunks", "GB/s", 1e-9, "kfifo put/get_into", kf_stream,
          "kfifo put/get_into, 2 threads of 1 process", lambda: kfifo_stream_threads(ctx, CHUNK, total), 0.8),
     ]
@@ -449,6 +543,7 @@ def main(argv=None):
         load = "load average unknown"
     mode = "smoke (sizes too small to mean anything)" if args.smoke else "quick" if args.quick else "full"
     ffv = ff or dist_version("faster-fifo")
+    zmqv = zq or f"{dist_version('pyzmq')} (libzmq {__import__('zmq').zmq_version()})"
     head = [
         f"# kfifo benchmark: process to process ({mode})",
         "",
@@ -456,7 +551,8 @@ def main(argv=None):
         f"Python {platform.python_version()} ({platform.python_implementation()}); "
         f"start method {args.start}; medians of {repeats} paired runs.",
         "",
-        f"Versions: kfifo {kfifo.__version__}; faster-fifo {ffv}; multiprocessing Python {platform.python_version()}.",
+        f"Versions: kfifo {kfifo.__version__}; faster-fifo {ffv}; pyzmq {zmqv}; "
+        f"multiprocessing Python {platform.python_version()}.",
         "",
         f"Sizes: {records} records per run ({mpq_count} for multiprocessing.Queue, {ff_count} for "
         f"faster-fifo); {total >> 20} MiB per stream run, the producer cycling through {NCHUNKS} "

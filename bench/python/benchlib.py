@@ -47,11 +47,12 @@ def load_line() -> str:
 
 
 def paired_median_ratios(runs: Dict[str, List[float]], ref: str) -> Dict[str, Optional[float]]:
-    """For each name, the median over repetitions i of runs[name][i] / runs[ref][i]:
-    paired, because noise on a shared machine comes in phases that slow every
-    implementation of one repetition at once."""
+    """Rates by name, repetition by repetition -> for each name, the median over
+    repetitions i of runs[ref][i] / runs[name][i] (how many times faster ref
+    was).  Paired, because noise on a shared machine comes in phases that slow
+    every implementation of one repetition at once."""
     out: Dict[str, Optional[float]] = {}
     for name, xs in runs.items():
-        pairs = [x / r for x, r in zip(xs, runs[ref]) if x and r]
+        pairs = [r / x for x, r in zip(xs, runs[ref]) if x and r]
         out[name] = statistics.median(pairs) if pairs else None
     return out

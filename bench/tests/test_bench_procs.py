@@ -2,8 +2,8 @@
 """bench/python/bench_procs.py --quick --smoke runs and prints its table.
 
 The hidden --smoke flag shrinks every workload to a few thousand records
-and a few MiB, one run each.  faster-fifo is optional: hidden behind a
-module that fails to import, it shows as "not installed".
+and a few MiB, one run each.  faster-fifo and pyzmq are optional: hidden
+behind a module that fails to import, each shows as "not installed".
 """
 import pytest
 
@@ -14,6 +14,8 @@ def check_table(text):
     assert "multiprocessing.Queue put/get" in text
     assert "multiprocessing.Pipe send_bytes/recv_bytes_into" in text
     assert "2 threads of 1 process" in text
+    assert "pyzmq PUSH/PULL ipc:// send/recv |" in text
+    assert "pyzmq PUSH/PULL ipc:// send/recv_into |" in text
 
 
 @pytest.mark.parametrize("start", ["fork", "spawn"])
@@ -27,8 +29,10 @@ def test_bench_procs_prints_and_writes_its_table(tmp_path, run_script, start):
     check_table((out / "procs.md").read_text())
 
 
-def test_bench_procs_without_faster_fifo(run_script):
-    proc = run_script("bench_procs.py", "--quick", "--smoke", hide=("faster_fifo",), timeout=120)
+def test_bench_procs_without_faster_fifo_and_pyzmq(run_script):
+    proc = run_script("bench_procs.py", "--quick", "--smoke", hide=("faster_fifo", "zmq"),
+                      timeout=120)
     assert proc.returncode == 0, proc.stderr
     check_table(proc.stdout)
     assert "| faster-fifo put/get_many | not installed" in proc.stdout
+    assert "| pyzmq PUSH/PULL ipc:// send/recv | not installed (pip install pyzmq)" in proc.stdout

@@ -10,3 +10,12 @@ def test_bench_threads_prints_every_workload(run_script):
         assert title in proc.stdout
     assert "kfifo put_rec/get_rec, 2 threads" in proc.stdout
     assert "Load average" in proc.stdout
+
+
+def test_bench_threads_reports_a_missing_peer(run_script):
+    proc = run_script("bench_threads.py", "--repeats", "1", "--mb", "1", "--records", "2000",
+                      hide=("janus",))
+    assert proc.returncode == 0, proc.stderr
+    assert "janus sync_q, 2 threads" in proc.stdout
+    assert "not installed (pip install janus)" in proc.stdout
+    assert "queue.SimpleQueue, 2 threads" in proc.stdout
