@@ -152,37 +152,33 @@ def prod_ff_many_records(q, count, ready, go):
         put_many(b, True, TIMEOUT)
 
 
-def _zmq_push(addr):
+def _zmq_send_all(addr, items, ready, go, copy=True):
+    """Bind a PUSH socket to addr, send every item once go is set, then an
+    empty message (the end: no item is empty); close lingers until all is
+    sent.  The producer binds and the consumer connects once the producer is
+    ready, so that no zmq context is alive in the consumer when it forks."""
     import zmq
 
     ctx = zmq.Context()
     sock = ctx.socket(zmq.PUSH)
-    sock.connect(addr)
-    return ctx, sock
+    sock.bind(addr)
+    send = sock.send if copy else (lambda item: sock.send(item, copy=False))
+    _ready_go(ready, go)
+    for item in items:
+        send(item)
+    send(b"")
+    sock.close()
+    ctx.term()
 
 
 def prod_zmq_records(addr, count, ready, go):
-    recs = make_records(count)
-    ctx, sock = _zmq_push(addr)
-    send = sock.send
-    _ready_go(ready, go)
-    for r in recs:
-        send(r)
-    send(b"")  # end of stream (records are never empty)
-    sock.close()  # lingers until everything is sent
-    ctx.term()
+    _zmq_send_all(addr, make_records(count), ready, go)
 
 
 def prod_zmq_stream(addr, chunk, n, nch, ready, go):
     chunks = make_chunks(chunk, nch)
-    ctx, sock = _zmq_push(addr)
-    send = sock.send
-    _ready_go(ready, go)
-    for i in range(n):
-        send(chunks[i % nch], copy=False)  # pyzmq's advice for large messages
-    send(b"")
-    sock.close()
-    ctx.term()
+    # copy=False: pyzmq's advice for large messages
+    _zmq_send_all(addr, (chunks[i % nch] for i in range(n)), ready, go, copy=False)
 
 
 def prod_kfifo_stream(f, chunk, n, nch, ready, go):
@@ -217,14 +213,16 @@ def _producer(pin, target, *args):
     target(*args)
 
 
-def _run(ctx, target, args, consume):
-    """Start the producer, wait until it is ready, time consume()."""
+def _run(ctx, target, args, consume, before_go=None):
+    """Start the producer, wait until it is ready, call before_go(), time consume()."""
     ready, go = ctx.Event(), ctx.Event()
     p = ctx.Process(target=_producer, args=(PIN and PIN[1], target) + args + (ready, go), daemon=True)
     p.start()
     try:
         if not ready.wait(TIMEOUT):
             raise RuntimeError(f"{target.__name__}: the producer did not start")
+        if before_go is not None:
+            before_go()
         t0 = time.perf_counter()
         go.set()
         result = consume()
@@ -299,24 +297,31 @@ def ff_records(ctx, count, many=False):
 
 
 class _ZmqPull:
-    """A PULL socket bound to a fresh ipc:// address in a temporary folder."""
+    """A PULL socket that connects to a fresh ipc:// address in a temporary
+    folder (connect() once the producer has bound it); a receive that waits
+    longer than TIMEOUT raises instead of hanging the benchmark."""
 
     def __init__(self):
         import tempfile
 
+        self.dir = tempfile.mkdtemp(prefix="kfifo-bench-")
+        self.addr = f"ipc://{self.dir}/push"
+        self.ctx = self.sock = None
+
+    def connect(self):
         import zmq
 
-        self.dir = tempfile.mkdtemp(prefix="kfifo-bench-")
-        self.addr = f"ipc://{self.dir}/pull"
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.PULL)
-        self.sock.bind(self.addr)
+        self.sock.setsockopt(zmq.RCVTIMEO, int(TIMEOUT * 1000))
+        self.sock.connect(self.addr)
 
     def close(self):
         import shutil
 
-        self.sock.close(linger=0)
-        self.ctx.term()
+        if self.sock is not None:
+            self.sock.close(linger=0)
+            self.ctx.term()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -331,7 +336,7 @@ def zmq_records(ctx, count):
                 append(r)
             return got
 
-        got, dt = _run(ctx, prod_zmq_records, (pull.addr, count), consume)
+        got, dt = _run(ctx, prod_zmq_records, (pull.addr, count), consume, pull.connect)
     finally:
         pull.close()
     check_records("pyzmq", got, count)
@@ -342,7 +347,8 @@ def zmq_stream(ctx, chunk, total):
     pull = _ZmqPull()
     try:
         (got, ok), dt = _run(ctx, prod_zmq_stream, (pull.addr, chunk, total // chunk, NCHUNKS),
-                             _stream_consume(pull.sock.recv_into, chunk, total))
+                             _stream_consume(lambda buf: pull.sock.recv_into(buf), chunk, total),
+                             pull.connect)
     finally:
         pull.close()
     _check_stream("pyzmq", got, ok, total)
