@@ -62,13 +62,35 @@ C_BINARY_CANDIDATES = [
 # ---- command line ----------------------------------------------------------
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _writable_dir(text: str) -> str:
+    """A directory that exists or can be made, and can be written: checked while
+    the command line is parsed, not after minutes of measuring."""
+    try:
+        os.makedirs(text, exist_ok=True)
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"cannot create directory {text!r}: {e.strerror}") from None
+    if not os.access(text, os.W_OK):
+        raise argparse.ArgumentTypeError(f"directory {text!r} is not writable")
+    return text
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="fewer repetitions and bytes: under a minute")
-    parser.add_argument("--reps", type=int, default=None,
+    parser.add_argument("--reps", type=_positive_int, default=None,
                         help="repetitions per figure, the median is reported "
                              "(default 5, 3 with --quick)")
-    parser.add_argument("--out", default=None, metavar="DIR",
+    parser.add_argument("--out", type=_writable_dir, default=None, metavar="DIR",
                         help="where to write the table, JSON and plots "
                              "(default bench/results)")
     parser.add_argument("--c-binary", default=None, metavar="PATH",

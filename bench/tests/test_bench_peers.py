@@ -34,3 +34,15 @@ def test_bench_peers_rejects_an_unknown_option(run_script):
     proc = run_script("bench_peers.py", "--no-such-option")
     assert proc.returncode == 2
     assert "unrecognized arguments: --no-such-option" in proc.stderr
+
+
+def test_bench_peers_refuses_bad_arguments_before_measuring(tmp_path, run_script):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    for args, message in ((["--reps", "0"], "must be at least 1, got 0"),
+                          (["--reps", "x"], "not an integer: 'x'"),
+                          (["--out", str(a_file)], "cannot create directory")):
+        proc = run_script("bench_peers.py", *args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert message in proc.stderr, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
