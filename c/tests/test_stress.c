@@ -350,7 +350,6 @@ static void *mpmc_producer(void *arg)
 {
 	struct kt_mpmc_arg *a = (struct kt_mpmc_arg *)arg;
 	struct kt_mpmc *m = a->m;
-	unsigned char elems[KT_ELEM * 8];
 	uint32_t seq = 0;
 	unsigned int spins = 0;
 
@@ -363,12 +362,8 @@ static void *mpmc_producer(void *arg)
 
 		if (n > m->per_producer - seq)
 			n = m->per_producer - seq;
-		kt_mpmc_fill(elems, a->id, seq, n);
-		k = kfifo_in_locked(&m->fifo, elems, n * KT_ELEM, &m->in_lock);
-		if (k % KT_ELEM != 0)
-			kt_thread_error("in_locked split an element", seq, k,
-					n * KT_ELEM);
-		seq += k / KT_ELEM;
+		k = kt_mpmc_put(m, a->id, seq, n);
+		seq += k;
 		if (k == 0)
 			kt_backoff(&spins);
 	}

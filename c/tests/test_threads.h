@@ -178,10 +178,13 @@ static inline int kt_mpmc_open(struct kt_mpmc *m, unsigned int size,
 	return 0;
 }
 
-/* Producer @id's elements @seq .. @seq + @n - 1, into @elems. */
-static inline void kt_mpmc_fill(unsigned char *elems, uint32_t id,
-				uint32_t seq, uint32_t n)
+/* Producer @id offers its elements @seq .. @seq + @n - 1 (n <= 8) through
+ * kfifo_in_locked(); returns how many whole elements it stored. */
+static inline uint32_t kt_mpmc_put(struct kt_mpmc *m, uint32_t id,
+				   uint32_t seq, uint32_t n)
 {
+	unsigned char elems[KT_ELEM * 8];
+	unsigned int k;
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
@@ -189,6 +192,10 @@ static inline void kt_mpmc_fill(unsigned char *elems, uint32_t id,
 
 		memcpy(elems + i * KT_ELEM, v, KT_ELEM);
 	}
+	k = kfifo_in_locked(&m->fifo, elems, n * KT_ELEM, &m->in_lock);
+	if (k % KT_ELEM != 0)
+		kt_thread_error("in_locked split an element", seq, k, n * KT_ELEM);
+	return k / KT_ELEM;
 }
 
 /* Consumer @id took @k bytes at @elems: check and count each element.

@@ -278,12 +278,10 @@ static void *mpmc_producer(void *arg)
 {
 	struct kt_mpmc_arg *a = (struct kt_mpmc_arg *)arg;
 	struct kt_mpmc *m = a->m;
-	unsigned char elems[KT_ELEM * 4];
 	uint32_t seq = 0, s = 17 + a->id;
 
 	while (seq < m->per_producer) {
 		uint32_t n = kt_xorshift32(&s) % 4 + 1;
-		unsigned int k;
 		int r;
 
 		if (n > m->per_producer - seq)
@@ -293,13 +291,8 @@ static void *mpmc_producer(void *arg)
 			kt_thread_error("mpmc wait_avail", seq, (unsigned long long)-r, 0);
 			return NULL;
 		}
-		kt_mpmc_fill(elems, a->id, seq, n);
 		/* another producer may have taken the room meanwhile */
-		k = kfifo_in_locked(&m->fifo, elems, n * KT_ELEM, &m->in_lock);
-		if (k % KT_ELEM != 0)
-			kt_thread_error("in_locked split an element", seq, k,
-					n * KT_ELEM);
-		seq += k / KT_ELEM;
+		seq += kt_mpmc_put(m, a->id, seq, n);
 	}
 	return NULL;
 }
