@@ -439,6 +439,17 @@ def _spsc_bytes(name: str, m: Any, chunk: int, count: int, timeout: float) -> fl
     return _spsc_objects(name, m, data, count, timeout)
 
 
+def _kfifo_stream_like_c(m: Any, chunk: int, count: int, timeout: float) -> float:
+    """kfifo's two-thread stream as the C benchmark runs it: a 1 MiB fifo,
+    in_ / out_into polling (the C loops spin where Python yields)."""
+    f = m.Kfifo(MIB)
+    try:
+        return _two_threads(*_stream_pair(f.in_, f.out_into, bytes(chunk), chunk, count,
+                                          _deadline(timeout)), timeout)
+    finally:
+        f.free()
+
+
 def _spsc_objects(name: str, m: Any, data: Any, count: int, timeout: float) -> float:
     """The object queues: one object per chunk or record (deque and
     queue.Queue pass a reference; faster-fifo pickles a copy)."""
@@ -497,13 +508,14 @@ def _spsc_objects(name: str, m: Any, data: Any, count: int, timeout: float) -> f
     raise KeyError(name)
 
 
-def _spsc_records(name: str, m: Any, size: int, count: int, timeout: float) -> float:
+def _spsc_records(name: str, m: Any, size: int, count: int, timeout: float,
+                  fifo: int = 64 * KIB) -> float:
     """count records of size bytes; byte streams without framing are n/a."""
     data = bytes(size)
     sleep = time.sleep
     late = _deadline(timeout)
     if name == "kfifo":
-        f = m.Kfifo(64 * KIB)
+        f = m.Kfifo(fifo)
         recsize = 1 if size <= 255 else 2
 
         def produce() -> None:
@@ -627,6 +639,15 @@ def run_python(plan: Plan, impls: Dict[str, Any], log: Callable[[str], None]) ->
             _measure(res, "rec64", n,
                      lambda n=n: plan.rec_count / _spsc_records(n, impls[n], 64, plan.rec_count,
                                                                 plan.timeout))
+        # the workloads of the C benchmark, for the table of Python against C
+        if "kfifo" in ok:
+            n64 = max(2, plan.spsc_bytes // (64 * KIB))
+            _measure(res, "like_c_stream64K", "kfifo",
+                     lambda: n64 * 64 * KIB / _kfifo_stream_like_c(impls["kfifo"], 64 * KIB, n64,
+                                                                   plan.timeout))
+            _measure(res, "like_c_rec16", "kfifo",
+                     lambda: plan.rec_count / _spsc_records("kfifo", impls["kfifo"], 16,
+                                                            plan.rec_count, plan.timeout, MIB))
         # numpy arrays in (and out into an array where the API allows it)
         if np is not None:
             for nbytes in (128, MIB):
@@ -743,6 +764,25 @@ def python_targets(res: Dict[str, Any], single_rate: Optional[float]) -> List[Li
     return rows
 
 
+def python_vs_c(res: Dict[str, Any], c: Dict[str, Any]) -> List[List[str]]:
+    """Rows of (workload, Python, C, Python/C): kfifo's two-thread stream of
+    64 KiB chunks (GB/s) and of 16-byte records, recsize 1 (M/s), both through
+    a 1 MiB fifo with polling calls, from this run's medians."""
+    c_stream = {(e["impl"], e["chunk"]): e["median"] for e in c.get("stream_gbps", [])}
+    c_rec = {e["name"]: e["median"] for e in c.get("records_mops", [])}
+    rows = []
+    for label, key, cval, scale, unit in (
+            ("64 KiB chunks, `in_`/`out_into` vs `kfifo_in`/`kfifo_out`", "like_c_stream64K",
+             c_stream.get(("kfifo", 65536)), 1e-9, "GB/s"),
+            ("16 B records, `in_rec`/`out_rec` vs `kfifo_in_rec`/`kfifo_out_rec`", "like_c_rec16",
+             c_rec.get("kfifo records 16 B (recsize 1)"), 1e-6, "M/s")):
+        py = _get(res, key, "kfifo")
+        py_shown = f"{py * scale:.3f} {unit}" if py else "—"
+        c_shown = f"{cval:.3f} {unit}" if cval else "—"
+        rows.append([label, py_shown, c_shown, f"{py * scale / cval:.2f}×" if py and cval else "—"])
+    return rows
+
+
 def c_targets(c: Dict[str, Any]) -> List[List[str]]:
     """Rows of (goal, measured, met) for the C core's goals."""
     med: Dict[tuple, float] = {(e["impl"], e["chunk"]): e["median"] for e in c["stream_gbps"]}
@@ -803,6 +843,12 @@ def report(plan: Plan, res: Dict[str, Any], versions: Dict[str, str],
     rows = python_targets(res, single)
     if c:
         rows += c_targets(c)
+        c64 = next((e["median"] for e in c.get("stream_gbps", [])
+                    if e["impl"] == "kfifo" and e["chunk"] == 65536), None)
+        py64 = _get(res, "like_c_stream64K", "kfifo")
+        r = py64 / 1e9 / c64 if py64 and c64 else None
+        rows.append(["Python 64 KiB two-thread stream ≥ 0.8× the same in C",
+                     f"{r:.2f}×" if r else "—", "n/a" if r is None else "met" if r >= 0.8 else "NOT met"])
     out += [_table(["goal", "measured (median)", ""], rows), ""]
 
     cols = IMPLS + ["kfifo out_into"]
@@ -855,7 +901,11 @@ def report(plan: Plan, res: Dict[str, Any], versions: Dict[str, str],
         out += ["numpy arrays: numpy not installed.", ""]
 
     if c:
-        out += [c["markdown"].replace("## C:", "## C:", 1)]
+        out += ["## Python against C: the binding's cost", "",
+                "kfifo alone, two threads, a 1 MiB fifo, the polling calls; C from the C "
+                "benchmark of this run (its medians), Python from this process's.", ""]
+        out += [_table(["workload", "Python", "C", "Python / C"], python_vs_c(res, c)), ""]
+        out += [c["markdown"]]
     else:
         out += ["## C", "", "Not run: build it with `bash bench/run-c-bench.sh` "
                 "(or `--build-c`).", ""]
