@@ -12,8 +12,9 @@
 # (as root, or through sudo), and so is libboost-system-dev, which the PyPI
 # peer "ringbuf" links against when pip builds it.  A peer that cannot be
 # installed is left out of the build and reported as "not installed".
-# Results: bench/results/c.md and c.json (the Python side, `python -m
-# kfifo bench`, picks the binary up from bench/build/ and adds the plot);
+# Results: bench/results/c.md and c.json (the Python side,
+# bench/python/bench_peers.py, picks the binary up from bench/build/ and
+# adds the plot);
 # with --zerocopy, bench/results/c-zerocopy.md and c-zerocopy.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."

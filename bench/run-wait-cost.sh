@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run-wait-cost.sh - what waiting support costs when nobody waits: builds
-# bench/wait_cost.c against the library of a base commit (before waiting
+# bench/c/wait_cost.c against the library of a base commit (before waiting
 # existed) and against this tree, links both into one binary (the base
 # side's symbols renamed with objcopy) and runs it niced.
 #
@@ -33,8 +33,8 @@ for src in "$OUT"/base/c/src/*.c; do
   "$CC" "${FLAGS[@]}" -I"$OUT/base/c/include" -c "$src" \
     -o "$OUT/base/lib_$(basename "$src" .c).o"
 done
-"$CC" "${FLAGS[@]}" -I"$OUT/base/c/include" -Ibench -DWAIT_COST_SIDE=base \
-  -c bench/wait_cost.c -o "$OUT/base/side.o"
+"$CC" "${FLAGS[@]}" -I"$OUT/base/c/include" -Ibench/c -DWAIT_COST_SIDE=base \
+  -c bench/c/wait_cost.c -o "$OUT/base/side.o"
 nm --defined-only -g "$OUT"/base/lib_*.o | awk 'NF == 3 { print $3, "base__" $3 }' |
   sort -u >"$OUT/base/rename"
 for obj in "$OUT"/base/*.o; do
@@ -45,12 +45,12 @@ done
 for src in c/src/*.c; do
   "$CC" "${FLAGS[@]}" -Ic/include -c "$src" -o "$OUT/now/lib_$(basename "$src" .c).o"
 done
-"$CC" "${FLAGS[@]}" -Ic/include -Ibench -DWAIT_COST_SIDE=now \
-  -c bench/wait_cost.c -o "$OUT/now/side.o"
-"$CC" "${FLAGS[@]}" -Ic/include -Ibench -DWAIT_COST_SIDE=now_m16 \
-  -DWAIT_COST_OFFSET=16 -c bench/wait_cost.c -o "$OUT/now/side_m16.o"
+"$CC" "${FLAGS[@]}" -Ic/include -Ibench/c -DWAIT_COST_SIDE=now \
+  -c bench/c/wait_cost.c -o "$OUT/now/side.o"
+"$CC" "${FLAGS[@]}" -Ic/include -Ibench/c -DWAIT_COST_SIDE=now_m16 \
+  -DWAIT_COST_OFFSET=16 -c bench/c/wait_cost.c -o "$OUT/now/side_m16.o"
 
-"$CC" "${FLAGS[@]}" -c bench/wait_cost.c -o "$OUT/main.o"
+"$CC" "${FLAGS[@]}" -c bench/c/wait_cost.c -o "$OUT/main.o"
 "$CC" -pthread "$OUT/main.o" "$OUT"/base/*.o "$OUT"/now/*.o -o "$OUT/wait-cost"
 echo "run-wait-cost: base $(git rev-parse --short "$BASE"), now $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- c || echo '+changes'); $("$CC" --version | head -n 1)" >&2
 nice -n 5 "$OUT/wait-cost" "$@"

@@ -20,11 +20,11 @@
 
 #include <limits.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "test_harness.h"
+#include "test_threads.h"
 #include "test_util.h"
 
 #ifndef KFIFO_STRESS_BYTES_DEFAULT
@@ -390,45 +390,10 @@ static void test_regions_and_copying_calls_mix(void)
 /* ---- threads: one producer, one consumer, prepare/finish only ---------- */
 
 static unsigned long long stress_bytes;
-static unsigned long thread_errors;
-static int stop;
-
-static void thread_error(const char *what, unsigned long long at,
-			 unsigned long long got, unsigned long long want)
-{
-	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
-	if (__atomic_fetch_add(&thread_errors, 1, __ATOMIC_RELAXED) < 5)
-		fprintf(stderr, "region stress: %s at %llu: got %llu, expected %llu\n",
-			what, at, got, want);
-}
-
-static int stopped(void)
-{
-	return __atomic_load_n(&stop, __ATOMIC_RELAXED);
-}
-
-static uint32_t xorshift32(uint32_t *s)
-{
-	uint32_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *s = x;
-}
-
 struct stream {
 	struct kfifo fifo;
 	unsigned long long total;
 };
-
-static void backoff(unsigned int *spins)
-{
-	if (++*spins > 16) {
-		*spins = 0;
-		sched_yield();
-	}
-}
 
 /* Writes the stream in place; finishes all, or only a part, of what it
  * prepared (the rest is written again at the next prepare). */
@@ -439,29 +404,29 @@ static void *producer(void *arg)
 	uint32_t s = 2024;
 	unsigned int spins = 0;
 
-	while (pos < t->total && !stopped()) {
+	while (pos < t->total && !kt_stopped()) {
 		struct kfifo_region r[2];
-		unsigned int want = xorshift32(&s) % (2 * t->fifo.size) + 1;
+		unsigned int want = kt_xorshift32(&s) % (2 * t->fifo.size) + 1;
 		unsigned int k, i, done;
 
 		if (want > t->total - pos)
 			want = (unsigned int)(t->total - pos);
 		k = kfifo_in_prepare(&t->fifo, r, want);
 		if (k == 0) {
-			backoff(&spins);
+			kt_backoff(&spins);
 			continue;
 		}
 		if (r[0].len + r[1].len != k)
-			thread_error("in_prepare regions", pos, r[0].len + r[1].len, k);
+			kt_thread_error("in_prepare regions", pos, r[0].len + r[1].len, k);
 		for (i = 0; i < r[0].len; i++)
 			r[0].data[i] = th_pattern(pos + i);
 		for (i = 0; i < r[1].len; i++)
 			r[1].data[i] = th_pattern(pos + r[0].len + i);
-		if (xorshift32(&s) % 4 == 0)
+		if (kt_xorshift32(&s) % 4 == 0)
 			k = k / 2 + 1;
 		done = kfifo_in_finish(&t->fifo, k);
 		if (done != k)
-			thread_error("in_finish count", pos, done, k);
+			kt_thread_error("in_finish count", pos, done, k);
 		pos += done;
 	}
 	return NULL;
@@ -475,34 +440,24 @@ static void *consumer(void *arg)
 	uint32_t s = 77;
 	unsigned int spins = 0;
 
-	while (pos < t->total && !stopped()) {
+	while (pos < t->total && !kt_stopped()) {
 		struct kfifo_region r[2];
-		unsigned int want = xorshift32(&s) % (2 * t->fifo.size) + 1;
-		unsigned int k, i, done;
+		unsigned int want = kt_xorshift32(&s) % (2 * t->fifo.size) + 1;
+		unsigned int k, done;
 
 		k = kfifo_out_prepare(&t->fifo, r, want);
 		if (k == 0) {
-			backoff(&spins);
+			kt_backoff(&spins);
 			continue;
 		}
-		for (i = 0; i < r[0].len; i++)
-			if (r[0].data[i] != th_pattern(pos + i)) {
-				thread_error("byte", pos + i, r[0].data[i],
-					     th_pattern(pos + i));
-				return NULL;
-			}
-		for (i = 0; i < r[1].len; i++)
-			if (r[1].data[i] != th_pattern(pos + r[0].len + i)) {
-				thread_error("byte", pos + r[0].len + i,
-					     r[1].data[i],
-					     th_pattern(pos + r[0].len + i));
-				return NULL;
-			}
-		if (xorshift32(&s) % 4 == 0)
+		if (!kt_stream_ok(r[0].data, r[0].len, pos) ||
+		    !kt_stream_ok(r[1].data, r[1].len, pos + r[0].len))
+			return NULL;
+		if (kt_xorshift32(&s) % 4 == 0)
 			k = k / 2 + 1;
 		done = kfifo_out_finish(&t->fifo, k);
 		if (done != k)
-			thread_error("out_finish count", pos, done, k);
+			kt_thread_error("out_finish count", pos, done, k);
 		pos += done;
 	}
 	return NULL;
@@ -518,8 +473,7 @@ static void test_one_producer_one_consumer_in_place(void)
 		pthread_t p, c;
 
 		th_context("size %u", sizes[i]);
-		thread_errors = 0;
-		stop = 0;
+		kt_threads_reset();
 		CHECK_INT(kfifo_alloc(&t.fifo, sizes[i], GFP_KERNEL), 0);
 		t.fifo.in = t.fifo.out = UINT_MAX - 1000;
 		t.total = stress_bytes / 4;
@@ -529,7 +483,7 @@ static void test_one_producer_one_consumer_in_place(void)
 		pthread_join(c, NULL);
 		printf("  %llu bytes through a %u-byte fifo in place\n", t.total,
 		       sizes[i]);
-		CHECK_UINT(thread_errors, 0);
+		CHECK_UINT(kt_thread_errors, 0);
 		CHECK_UINT(kfifo_len(&t.fifo), 0);
 		CHECK_UINT(t.fifo.in, (unsigned int)(UINT_MAX - 1000 + t.total));
 		CHECK_VALID(&t.fifo);

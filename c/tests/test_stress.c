@@ -22,41 +22,18 @@
 
 #include <limits.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
 #include "test_harness.h"
+#include "test_threads.h"
 
 #ifndef KFIFO_STRESS_BYTES_DEFAULT
 #define KFIFO_STRESS_BYTES_DEFAULT 20000000ULL
 #endif
 
 static unsigned long long stress_bytes;
-
-/* Failures in threads are counted here and reported by the main thread. */
-static unsigned long thread_errors;
-static pthread_mutex_t error_mutex = PTHREAD_MUTEX_INITIALIZER;
-/* Set on the first error: every thread stops, so a dead consumer cannot
- * leave a producer waiting forever on a full fifo. */
-static int stop;
-
-static int stopped(void)
-{
-	return __atomic_load_n(&stop, __ATOMIC_RELAXED);
-}
-
-static void thread_error(const char *what, unsigned long long at,
-			 unsigned long long got, unsigned long long want)
-{
-	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&error_mutex);
-	if (thread_errors++ < 10)
-		fprintf(stderr, "stress: %s at %llu: got %llu, expected %llu\n",
-			what, at, got, want);
-	pthread_mutex_unlock(&error_mutex);
-}
 
 static double now(void)
 {
@@ -66,33 +43,14 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static uint32_t xorshift32(uint32_t *s)
-{
-	uint32_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *s = x;
-}
-
 /* Chunk sizes: mostly small, sometimes larger than the fifo. */
 static unsigned int chunk(uint32_t *s, unsigned int size)
 {
-	uint32_t x = xorshift32(s);
+	uint32_t x = kt_xorshift32(s);
 
 	if ((x & 7) == 0)
 		return x % (2 * size) + 1;
 	return x % 37 + 1;
-}
-
-/* A short wait: on 2 cores the other side needs the CPU. */
-static void backoff(unsigned int *spins)
-{
-	if (++*spins > 16) {
-		*spins = 0;
-		sched_yield();
-	}
 }
 
 struct spsc {
@@ -114,7 +72,7 @@ static void *byte_producer(void *arg)
 	uint32_t s = 12345;
 	unsigned int spins = 0;
 
-	while (pos < t->total && !stopped()) {
+	while (pos < t->total && !kt_stopped()) {
 		unsigned int n = chunk(&s, t->fifo.size), i, k;
 
 		if (n > t->total - pos)
@@ -123,10 +81,10 @@ static void *byte_producer(void *arg)
 			buf[i] = th_pattern(pos + i);
 		k = kfifo_in(&t->fifo, buf, n);
 		if (k > n)
-			thread_error("kfifo_in count", pos, k, n);
+			kt_thread_error("kfifo_in count", pos, k, n);
 		pos += k;
 		if (k < n)
-			backoff(&spins);
+			kt_backoff(&spins);
 	}
 	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -140,10 +98,10 @@ static void *byte_consumer(void *arg)
 	uint32_t s = 999;
 	unsigned int spins = 0;
 
-	while (pos < t->total && !stopped()) {
-		unsigned int n = chunk(&s, t->fifo.size), i, k;
+	while (pos < t->total && !kt_stopped()) {
+		unsigned int n = chunk(&s, t->fifo.size), k;
 
-		switch (xorshift32(&s) % 8) {
+		switch (kt_xorshift32(&s) % 8) {
 		case 0: /* kfifo_skip instead of reading */
 			k = kfifo_len(&t->fifo);
 			if (k > n)
@@ -158,19 +116,14 @@ static void *byte_consumer(void *arg)
 			k = kfifo_out(&t->fifo, buf, n);
 			break;
 		}
-		for (i = 0; i < k; i++) {
-			if (buf[i] != th_pattern(pos + i)) {
-				thread_error("byte", pos + i, buf[i],
-					     th_pattern(pos + i));
-				return NULL;
-			}
-		}
+		if (!kt_stream_ok(buf, k, pos))
+			return NULL;
 		pos += k;
 		if (k == 0)
-			backoff(&spins);
+			kt_backoff(&spins);
 	}
 	if (kfifo_len(&t->fifo) != 0)
-		thread_error("fifo not empty at the end", pos,
+		kt_thread_error("fifo not empty at the end", pos,
 			     kfifo_len(&t->fifo), 0);
 	__atomic_store_n(&t->consumer_done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -186,13 +139,13 @@ static void *observer(void *arg)
 		unsigned int avail = kfifo_avail(&t->fifo);
 
 		if (len > t->fifo.size)
-			thread_error("kfifo_len snapshot", t->observed, len,
+			kt_thread_error("kfifo_len snapshot", t->observed, len,
 				     t->fifo.size);
 		if (avail > t->fifo.size)
-			thread_error("kfifo_avail snapshot", t->observed, avail,
+			kt_thread_error("kfifo_avail snapshot", t->observed, avail,
 				     t->fifo.size);
 		if (kfifo_valid(&t->fifo) != 1)
-			thread_error("kfifo_valid", t->observed, 0, 1);
+			kt_thread_error("kfifo_valid", t->observed, 0, 1);
 		t->observed++;
 		sched_yield();
 	}
@@ -228,9 +181,7 @@ static void test_one_producer_one_consumer_byte_stream(void)
 	for (i = 0; i < 2; i++) {
 		struct spsc t;
 
-		thread_errors = 0;
-		stop = 0;
-	stop = 0;
+		kt_threads_reset();
 		th_context("size %u", sizes[i]);
 		CHECK_INT(kfifo_alloc(&t.fifo, sizes[i], GFP_KERNEL), 0);
 		/* cross 2^32 early in the run */
@@ -238,7 +189,7 @@ static void test_one_producer_one_consumer_byte_stream(void)
 		t.total = stress_bytes / 2;
 		t.recsize = UINT_MAX;
 		run_spsc(&t, byte_producer, byte_consumer, "bytes");
-		CHECK_UINT(thread_errors, 0);
+		CHECK_UINT(kt_thread_errors, 0);
 		CHECK_UINT(kfifo_len(&t.fifo), 0);
 		CHECK_UINT(t.fifo.in, (unsigned int)(UINT_MAX - 1000 + t.total));
 		CHECK_INT(kfifo_valid(&t.fifo), 1);
@@ -248,7 +199,7 @@ static void test_one_producer_one_consumer_byte_stream(void)
 
 /* ---- records ---------------------------------------------------------- */
 
-/* Record number @seq has a length and content that only depend on @seq
+/* Record number @seq has a length that only depends on @seq
  * (recsize 0 records all have the same fixed length). */
 static unsigned int rec_len(unsigned long long seq, unsigned int recsize,
 			    unsigned int max)
@@ -256,15 +207,6 @@ static unsigned int rec_len(unsigned long long seq, unsigned int recsize,
 	if (recsize == 0)
 		return 12;
 	return (unsigned int)((seq * 2654435761u) >> 7) % (max + 1);
-}
-
-static void rec_fill(unsigned char *buf, unsigned long long seq,
-		     unsigned int len)
-{
-	unsigned int i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = th_pattern(seq * 131071u + i);
 }
 
 static unsigned int rec_max(const struct spsc *t)
@@ -283,10 +225,10 @@ static void *rec_producer(void *arg)
 	unsigned long long seq = 0;
 	unsigned int spins = 0, max = rec_max(t);
 
-	while (seq < t->total && !stopped()) {
+	while (seq < t->total && !kt_stopped()) {
 		unsigned int len = rec_len(seq, t->recsize, max), ret;
 
-		rec_fill(buf, seq, len);
+		kt_rec_fill(buf, seq, len);
 		if (seq & 1)
 			ret = kfifo_from_user_rec(&t->fifo, buf, len, t->recsize);
 		else if (t->recsize == 1)
@@ -299,9 +241,9 @@ static void *rec_producer(void *arg)
 			seq++;
 		} else {
 			if (ret != len + 1)
-				thread_error("in_rec refusal value", seq, ret,
+				kt_thread_error("in_rec refusal value", seq, ret,
 					     len + 1);
-			backoff(&spins);
+			kt_backoff(&spins);
 		}
 	}
 	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
@@ -311,21 +253,21 @@ static void *rec_producer(void *arg)
 static void *rec_consumer(void *arg)
 {
 	struct spsc *t = (struct spsc *)arg;
-	unsigned char buf[65536], want[65536];
+	unsigned char buf[65536];
 	unsigned long long seq = 0;
 	uint32_t s = 4242;
 	unsigned int spins = 0, max = rec_max(t);
 
-	while (seq < t->total && !stopped()) {
+	while (seq < t->total && !kt_stopped()) {
 		unsigned int len = rec_len(seq, t->recsize, max);
-		unsigned int mode = xorshift32(&s) % 8, total = 0, ret, cap;
+		unsigned int mode = kt_xorshift32(&s) % 8, total = 0, ret, cap;
 
 		if (t->recsize > 0 && mode == 0) {
 			/* a peek sees either nothing or the whole header */
 			unsigned int p = kfifo_peek_rec(&t->fifo, t->recsize);
 
 			if (p != 0 && p != len) {
-				thread_error("peek_rec", seq, p, len);
+				kt_thread_error("peek_rec", seq, p, len);
 				return NULL;
 			}
 			continue;
@@ -337,7 +279,7 @@ static void *rec_consumer(void *arg)
 			if (ret == len - 1 && total == 0)
 				continue; /* empty */
 			if (ret != len || total != len) {
-				thread_error("out_rec small buffer", seq, ret, len);
+				kt_thread_error("out_rec small buffer", seq, ret, len);
 				return NULL;
 			}
 			continue;
@@ -359,22 +301,19 @@ static void *rec_consumer(void *arg)
 			unsigned int empty_total = t->recsize == 0 ? cap : 0;
 
 			if (ret != cap || total != empty_total) {
-				thread_error("out_rec saw a partial record", seq,
+				kt_thread_error("out_rec saw a partial record", seq,
 					     total, empty_total);
 				return NULL;
 			}
-			backoff(&spins);
+			kt_backoff(&spins);
 			continue;
 		}
 		if (total != len) {
-			thread_error("record length", seq, total, len);
+			kt_thread_error("record length", seq, total, len);
 			return NULL;
 		}
-		rec_fill(want, seq, len);
-		if (memcmp(buf, want, len) != 0) {
-			thread_error("record content", seq, 0, 0);
+		if (!kt_rec_ok(buf, seq, len))
 			return NULL;
-		}
 		seq++;
 	}
 	__atomic_store_n(&t->consumer_done, 1, __ATOMIC_RELEASE);
@@ -389,9 +328,7 @@ static void test_one_producer_one_consumer_records(void)
 		struct spsc t;
 		unsigned int size = recsize == 2 ? 4096 : 512;
 
-		thread_errors = 0;
-		stop = 0;
-	stop = 0;
+		kt_threads_reset();
 		th_context("recsize %u", recsize);
 		CHECK_INT(kfifo_alloc(&t.fifo, size, GFP_KERNEL), 0);
 		t.fifo.in = t.fifo.out = UINT_MAX - 77;
@@ -400,7 +337,7 @@ static void test_one_producer_one_consumer_records(void)
 		t.total = stress_bytes / 4 /
 			  (recsize == 0 ? 12 : rec_max(&t) / 2 + recsize);
 		run_spsc(&t, rec_producer, rec_consumer, "records");
-		CHECK_UINT(thread_errors, 0);
+		CHECK_UINT(kt_thread_errors, 0);
 		CHECK_UINT(kfifo_len(&t.fifo), 0);
 		CHECK_INT(kfifo_valid(&t.fifo), 1);
 		kfifo_free(&t.fifo);
@@ -409,53 +346,26 @@ static void test_one_producer_one_consumer_records(void)
 
 /* ---- several producers and consumers through the locked calls -------- */
 
-#define NPROD 3
-#define NCONS 3
-#define ELEM 8 /* producer id, sequence number: two uint32 */
-
-struct mpmc {
-	struct kfifo fifo;
-	kfifo_spinlock_t in_lock;
-	kfifo_spinlock_t out_lock;
-	uint32_t per_producer;
-	unsigned char *seen; /* NPROD * per_producer counters */
-	int producers_done;  /* atomic count */
-	unsigned long long taken[NCONS];
-};
-
-struct mpmc_arg {
-	struct mpmc *m;
-	uint32_t id;
-};
-
 static void *mpmc_producer(void *arg)
 {
-	struct mpmc_arg *a = (struct mpmc_arg *)arg;
-	struct mpmc *m = a->m;
-	unsigned char elems[ELEM * 8];
+	struct kt_mpmc_arg *a = (struct kt_mpmc_arg *)arg;
+	struct kt_mpmc *m = a->m;
 	uint32_t seq = 0;
 	unsigned int spins = 0;
 
-	while (seq < m->per_producer && !stopped()) {
+	while (seq < m->per_producer && !kt_stopped()) {
 		/* one to eight whole elements per call: every count in the
-		 * fifo stays a multiple of ELEM, so each call stores whole
+		 * fifo stays a multiple of KT_ELEM, so each call stores whole
 		 * elements only */
-		uint32_t n = 1 + seq % 8, i;
+		uint32_t n = 1 + seq % 8;
 		unsigned int k;
 
 		if (n > m->per_producer - seq)
 			n = m->per_producer - seq;
-		for (i = 0; i < n; i++) {
-			uint32_t v[2] = { a->id, seq + i };
-
-			memcpy(elems + i * ELEM, v, ELEM);
-		}
-		k = kfifo_in_locked(&m->fifo, elems, n * ELEM, &m->in_lock);
-		if (k % ELEM != 0)
-			thread_error("in_locked split an element", seq, k, n * ELEM);
-		seq += k / ELEM;
+		k = kt_mpmc_put(m, a->id, seq, n);
+		seq += k;
 		if (k == 0)
-			backoff(&spins);
+			kt_backoff(&spins);
 	}
 	__atomic_add_fetch(&m->producers_done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -463,45 +373,27 @@ static void *mpmc_producer(void *arg)
 
 static void *mpmc_consumer(void *arg)
 {
-	struct mpmc_arg *a = (struct mpmc_arg *)arg;
-	struct mpmc *m = a->m;
-	unsigned char elems[ELEM * 5];
-	long long last[NPROD];
+	struct kt_mpmc_arg *a = (struct kt_mpmc_arg *)arg;
+	struct kt_mpmc *m = a->m;
+	unsigned char elems[KT_ELEM * 5];
+	long long last[KT_NPROD];
 	unsigned int spins = 0, p;
 
-	for (p = 0; p < NPROD; p++)
+	for (p = 0; p < KT_NPROD; p++)
 		last[p] = -1;
 	for (;;) {
 		int finished = __atomic_load_n(&m->producers_done,
-					       __ATOMIC_ACQUIRE) == NPROD;
+					       __ATOMIC_ACQUIRE) == KT_NPROD;
 		unsigned int k = kfifo_out_locked(&m->fifo, elems,
-						  ELEM * (1 + a->id % 5),
+						  KT_ELEM * (1 + a->id % 5),
 						  &m->out_lock);
-		unsigned int i;
 
-		if (k % ELEM != 0)
-			thread_error("out_locked split an element", 0, k, ELEM);
-		for (i = 0; i + ELEM <= k; i += ELEM) {
-			uint32_t v[2];
-
-			memcpy(v, elems + i, ELEM);
-			if (v[0] >= NPROD || v[1] >= m->per_producer) {
-				thread_error("element out of range", v[0], v[1], 0);
-				return NULL;
-			}
-			/* this consumer sees each producer's elements in order */
-			if ((long long)v[1] <= last[v[0]])
-				thread_error("element order", v[0], v[1],
-					     (unsigned long long)last[v[0]]);
-			last[v[0]] = v[1];
-			__atomic_add_fetch(&m->seen[v[0] * m->per_producer + v[1]],
-					   1, __ATOMIC_RELAXED);
-			m->taken[a->id]++;
-		}
+		if (!kt_mpmc_take(m, a->id, elems, k, last))
+			return NULL;
 		if (k == 0) {
-			if (finished || stopped())
+			if (finished || kt_stopped())
 				break;
-			backoff(&spins);
+			kt_backoff(&spins);
 		}
 	}
 	return NULL;
@@ -509,54 +401,15 @@ static void *mpmc_consumer(void *arg)
 
 static void test_several_producers_and_consumers_with_locks(void)
 {
-	struct mpmc m;
-	struct mpmc_arg pa[NPROD], ca[NCONS];
-	pthread_t pt[NPROD], ct[NCONS];
-	unsigned long long taken = 0, bad = 0, i;
+	struct kt_mpmc m;
 	double t0 = now();
-	unsigned int k;
 
-	thread_errors = 0;
-	stop = 0;
-	memset(&m, 0, sizeof(m));
-	CHECK_INT(kfifo_alloc(&m.fifo, 256, GFP_KERNEL), 0);
-	m.fifo.in = m.fifo.out = UINT_MAX - 3 * ELEM + 1;
-	kfifo_spin_lock_init(&m.in_lock);
-	kfifo_spin_lock_init(&m.out_lock);
-	m.per_producer = (uint32_t)(stress_bytes / 10 / ELEM / NPROD);
-	if (m.per_producer < 1000)
-		m.per_producer = 1000;
-	m.seen = (unsigned char *)calloc((size_t)NPROD * m.per_producer, 1);
-	if (!CHECK(m.seen != NULL))
+	kt_threads_reset();
+	if (kt_mpmc_open(&m, 256, 3, stress_bytes / 10) != 0)
 		return;
-	for (k = 0; k < NCONS; k++) {
-		ca[k].m = &m;
-		ca[k].id = k;
-		CHECK_INT(pthread_create(&ct[k], NULL, mpmc_consumer, &ca[k]), 0);
-	}
-	for (k = 0; k < NPROD; k++) {
-		pa[k].m = &m;
-		pa[k].id = k;
-		CHECK_INT(pthread_create(&pt[k], NULL, mpmc_producer, &pa[k]), 0);
-	}
-	for (k = 0; k < NPROD; k++)
-		pthread_join(pt[k], NULL);
-	for (k = 0; k < NCONS; k++) {
-		pthread_join(ct[k], NULL);
-		taken += m.taken[k];
-	}
-	for (i = 0; i < (unsigned long long)NPROD * m.per_producer; i++)
-		bad += m.seen[i] != 1;
-	printf("  locked: %u producers, %u consumers, %llu elements in %.2f s (taken %llu/%llu/%llu)\n",
-	       NPROD, NCONS, taken, now() - t0, m.taken[0], m.taken[1],
-	       m.taken[2]);
-	CHECK_UINT(thread_errors, 0);
-	CHECK_UINT(taken, (unsigned long long)NPROD * m.per_producer);
-	CHECK_UINT(bad, 0);
-	CHECK_UINT(kfifo_len(&m.fifo), 0);
-	CHECK_INT(kfifo_valid(&m.fifo), 1);
-	free(m.seen);
-	kfifo_free(&m.fifo);
+	kt_mpmc_run(&m, mpmc_producer, mpmc_consumer, NULL);
+	kt_mpmc_check(&m, now() - t0);
+	kt_mpmc_close(&m);
 }
 
 int main(void)

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 
 #include "test_harness.h"
+#include "test_threads.h"
 #include "test_wait_util.h"
 
 #ifndef KFIFO_WAIT_STRESS_BYTES_DEFAULT
@@ -48,29 +49,6 @@
 static unsigned long long stress_bytes;
 static unsigned long long pingpong_rounds;
 
-static unsigned long thread_errors;
-static pthread_mutex_t error_mutex = PTHREAD_MUTEX_INITIALIZER;
-
-static void thread_error(const char *what, unsigned long long at,
-			 unsigned long long got, unsigned long long want)
-{
-	pthread_mutex_lock(&error_mutex);
-	if (thread_errors++ < 10)
-		fprintf(stderr, "wait stress: %s at %llu: got %llu, expected %llu\n",
-			what, at, got, want);
-	pthread_mutex_unlock(&error_mutex);
-}
-
-static uint32_t xorshift32(uint32_t *s)
-{
-	uint32_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *s = x;
-}
-
 /* An unlimited wait mostly; now and then a short timeout, retried. */
 static int wait_retrying(struct kfifo *f, enum kt_wait_kind kind,
 			 unsigned int n, uint32_t *s)
@@ -78,7 +56,7 @@ static int wait_retrying(struct kfifo *f, enum kt_wait_kind kind,
 	int r;
 
 	do {
-		long long t = xorshift32(s) % 8 == 0 ? 20000 : -1;
+		long long t = kt_xorshift32(s) % 8 == 0 ? 20000 : -1;
 
 		r = kt_wait_call(f, kind, n, t);
 	} while (r == -ETIMEDOUT);
@@ -104,21 +82,21 @@ static void *byte_producer(void *arg)
 	while (pos < t->total) {
 		/* wait for at most half the fifo: the consumer waits for at
 		 * most half of it too, so the two cannot wait on each other */
-		unsigned int n = xorshift32(&s) % half + 1, i, k;
+		unsigned int n = kt_xorshift32(&s) % half + 1, i, k;
 		int r;
 
 		if (n > t->total - pos)
 			n = (unsigned int)(t->total - pos);
 		r = wait_retrying(&t->fifo, KT_AVAIL, n, &s);
 		if (r != 0) {
-			thread_error("wait_avail", pos, (unsigned long long)-r, 0);
+			kt_thread_error("wait_avail", pos, (unsigned long long)-r, 0);
 			break;
 		}
 		for (i = 0; i < n; i++)
 			buf[i] = th_pattern(pos + i);
 		k = kfifo_in(&t->fifo, buf, n);
 		if (k != n) {
-			thread_error("kfifo_in after wait_avail", pos, k, n);
+			kt_thread_error("kfifo_in after wait_avail", pos, k, n);
 			break;
 		}
 		pos += k;
@@ -137,7 +115,7 @@ static void *byte_consumer(void *arg)
 	int r;
 
 	for (;;) {
-		unsigned int m = xorshift32(&s) % half + 1, k, i;
+		unsigned int m = kt_xorshift32(&s) % half + 1, k;
 
 		r = wait_retrying(&t->fifo, KT_LEN, m, &s);
 		if (r == -EPIPE) {
@@ -146,40 +124,27 @@ static void *byte_consumer(void *arg)
 				break;
 			m = 1;
 		} else if (r != 0) {
-			thread_error("wait_len", pos, (unsigned long long)-r, 0);
+			kt_thread_error("wait_len", pos, (unsigned long long)-r, 0);
 			return NULL;
 		}
-		k = kfifo_out(&t->fifo, buf, xorshift32(&s) % 2 ? m : sizeof(buf));
+		k = kfifo_out(&t->fifo, buf, kt_xorshift32(&s) % 2 ? m : sizeof(buf));
 		if (k < m) {
-			thread_error("kfifo_out after wait_len", pos, k, m);
+			kt_thread_error("kfifo_out after wait_len", pos, k, m);
 			return NULL;
 		}
-		for (i = 0; i < k; i++) {
-			if (buf[i] != th_pattern(pos + i)) {
-				thread_error("byte", pos + i, buf[i], th_pattern(pos + i));
-				return NULL;
-			}
-		}
+		if (!kt_stream_ok(buf, k, pos))
+			return NULL;
 		pos += k;
 	}
 	if (pos != t->total)
-		thread_error("bytes received before EPIPE", pos, pos, t->total);
+		kt_thread_error("bytes received before EPIPE", pos, pos, t->total);
 	return NULL;
 }
 
-/* Record number @seq: its length (0 included, up to @max) and content. */
+/* Record number @seq: its length (0 included, up to @max). */
 static unsigned int rec_len(unsigned long long seq, unsigned int max)
 {
 	return (unsigned int)((seq * 2654435761u) >> 9) % (max + 1);
-}
-
-static void rec_fill(unsigned char *buf, unsigned long long seq,
-		     unsigned int len)
-{
-	unsigned int i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = th_pattern(seq * 65599u + i);
 }
 
 static unsigned int rec_max(const struct spsc *t)
@@ -199,17 +164,17 @@ static void *rec_producer(void *arg)
 		unsigned int ret;
 		int r;
 
-		rec_fill(buf, seq, len);
+		kt_rec_fill(buf, seq, len);
 		r = wait_retrying(&t->fifo, KT_AVAIL, t->recsize + len, &s);
 		if (r != 0) {
-			thread_error("wait_avail for a record", seq,
+			kt_thread_error("wait_avail for a record", seq,
 				     (unsigned long long)-r, 0);
 			break;
 		}
 		ret = t->recsize == 1 ? kfifo_in_rec(&t->fifo, buf, len, 1)
 				      : kfifo_in_rec(&t->fifo, buf, len, 2);
 		if (ret != 0) {
-			thread_error("in_rec after wait_avail", seq, ret, 0);
+			kt_thread_error("in_rec after wait_avail", seq, ret, 0);
 			break;
 		}
 	}
@@ -220,7 +185,7 @@ static void *rec_producer(void *arg)
 static void *rec_consumer(void *arg)
 {
 	struct spsc *t = (struct spsc *)arg;
-	unsigned char buf[4096], want[4096];
+	unsigned char buf[4096];
 	unsigned long long seq = 0;
 	uint32_t s = 31337;
 	int r;
@@ -230,20 +195,17 @@ static void *rec_consumer(void *arg)
 
 		ret = kfifo_out_rec(&t->fifo, buf, sizeof(buf), t->recsize, &total);
 		if (ret != 0 || total != len) {
-			thread_error("out_rec after wait_rec", seq, total, len);
+			kt_thread_error("out_rec after wait_rec", seq, total, len);
 			return NULL;
 		}
-		rec_fill(want, seq, len);
-		if (memcmp(buf, want, len) != 0) {
-			thread_error("record content", seq, 0, 0);
+		if (!kt_rec_ok(buf, seq, len))
 			return NULL;
-		}
 		seq++;
 	}
 	if (r != -EPIPE)
-		thread_error("wait_rec result", seq, (unsigned long long)-r, EPIPE);
+		kt_thread_error("wait_rec result", seq, (unsigned long long)-r, EPIPE);
 	if (seq != t->total || kfifo_len(&t->fifo) != 0)
-		thread_error("records received before EPIPE", seq, seq, t->total);
+		kt_thread_error("records received before EPIPE", seq, seq, t->total);
 	return NULL;
 }
 
@@ -275,13 +237,13 @@ static void test_both_sides_block_on_a_byte_stream(void)
 		struct spsc t;
 
 		th_context("size %u", sizes[i]);
-		thread_errors = 0;
+		kt_threads_reset();
 		CHECK_INT(kfifo_alloc(&t.fifo, sizes[i], GFP_KERNEL), 0);
 		t.fifo.in = t.fifo.out = UINT_MAX - 100;
 		t.total = stress_bytes * parts[i] / 20;
 		t.recsize = UINT_MAX;
 		run_spsc(&t, byte_producer, byte_consumer, "blocking bytes");
-		CHECK_UINT(thread_errors, 0);
+		CHECK_UINT(kt_thread_errors, 0);
 		CHECK_UINT(kfifo_len(&t.fifo), 0);
 		CHECK_INT(kfifo_is_closed(&t.fifo), 1);
 		CHECK_UINT(t.fifo.kfifo__data_waiters + t.fifo.kfifo__room_waiters, 0);
@@ -297,14 +259,14 @@ static void test_both_sides_block_on_records(void)
 		struct spsc t;
 
 		th_context("recsize %u", recsize);
-		thread_errors = 0;
+		kt_threads_reset();
 		CHECK_INT(kfifo_alloc(&t.fifo, 64, GFP_KERNEL), 0);
 		t.fifo.in = t.fifo.out = UINT_MAX - 50;
 		t.recsize = recsize;
 		/* records average 31 bytes: stress_bytes / 2 per recsize */
 		t.total = stress_bytes / 2 / 31;
 		run_spsc(&t, rec_producer, rec_consumer, "blocking records");
-		CHECK_UINT(thread_errors, 0);
+		CHECK_UINT(kt_thread_errors, 0);
 		CHECK_UINT(kfifo_len(&t.fifo), 0);
 		kfifo_free(&t.fifo);
 	}
@@ -312,152 +274,75 @@ static void test_both_sides_block_on_records(void)
 
 /* ---- several producers and consumers, locked, blocking ----------------- */
 
-#define NPROD 3
-#define NCONS 3
-#define ELEM 8 /* producer id, sequence number */
-
-struct mpmc {
-	struct kfifo fifo;
-	kfifo_spinlock_t in_lock, out_lock;
-	uint32_t per_producer;
-	unsigned char *seen;
-	unsigned long long taken[NCONS];
-};
-
-struct mpmc_arg {
-	struct mpmc *m;
-	uint32_t id;
-};
-
 static void *mpmc_producer(void *arg)
 {
-	struct mpmc_arg *a = (struct mpmc_arg *)arg;
-	struct mpmc *m = a->m;
-	unsigned char elems[ELEM * 4];
+	struct kt_mpmc_arg *a = (struct kt_mpmc_arg *)arg;
+	struct kt_mpmc *m = a->m;
 	uint32_t seq = 0, s = 17 + a->id;
 
 	while (seq < m->per_producer) {
-		uint32_t n = xorshift32(&s) % 4 + 1, i;
-		unsigned int k;
+		uint32_t n = kt_xorshift32(&s) % 4 + 1;
 		int r;
 
 		if (n > m->per_producer - seq)
 			n = m->per_producer - seq;
-		r = wait_retrying(&m->fifo, KT_AVAIL, n * ELEM, &s);
+		r = wait_retrying(&m->fifo, KT_AVAIL, n * KT_ELEM, &s);
 		if (r != 0) {
-			thread_error("mpmc wait_avail", seq, (unsigned long long)-r, 0);
+			kt_thread_error("mpmc wait_avail", seq, (unsigned long long)-r, 0);
 			return NULL;
 		}
-		for (i = 0; i < n; i++) {
-			uint32_t v[2] = { a->id, seq + i };
-
-			memcpy(elems + i * ELEM, v, ELEM);
-		}
 		/* another producer may have taken the room meanwhile */
-		k = kfifo_in_locked(&m->fifo, elems, n * ELEM, &m->in_lock);
-		if (k % ELEM != 0)
-			thread_error("in_locked split an element", seq, k, n * ELEM);
-		seq += k / ELEM;
+		seq += kt_mpmc_put(m, a->id, seq, n);
 	}
 	return NULL;
 }
 
 static void *mpmc_consumer(void *arg)
 {
-	struct mpmc_arg *a = (struct mpmc_arg *)arg;
-	struct mpmc *m = a->m;
-	unsigned char elems[ELEM * 5];
-	long long last[NPROD];
+	struct kt_mpmc_arg *a = (struct kt_mpmc_arg *)arg;
+	struct kt_mpmc *m = a->m;
+	unsigned char elems[KT_ELEM * 5];
+	long long last[KT_NPROD];
 	uint32_t s = 1000 + a->id;
 	unsigned int p;
 	int r;
 
-	for (p = 0; p < NPROD; p++)
+	for (p = 0; p < KT_NPROD; p++)
 		last[p] = -1;
 	/* the fifo holds whole elements only: EPIPE means closed and empty */
-	while ((r = wait_retrying(&m->fifo, KT_LEN, ELEM, &s)) == 0) {
+	while ((r = wait_retrying(&m->fifo, KT_LEN, KT_ELEM, &s)) == 0) {
 		unsigned int k = kfifo_out_locked(&m->fifo, elems,
-						  ELEM * (1 + a->id % 5),
+						  KT_ELEM * (1 + a->id % 5),
 						  &m->out_lock);
-		unsigned int i;
 
-		if (k % ELEM != 0)
-			thread_error("out_locked split an element", 0, k, ELEM);
-		for (i = 0; i + ELEM <= k; i += ELEM) {
-			uint32_t v[2];
-
-			memcpy(v, elems + i, ELEM);
-			if (v[0] >= NPROD || v[1] >= m->per_producer) {
-				thread_error("element out of range", v[0], v[1], 0);
-				return NULL;
-			}
-			if ((long long)v[1] <= last[v[0]])
-				thread_error("element order", v[0], v[1],
-					     (unsigned long long)last[v[0]]);
-			last[v[0]] = v[1];
-			__atomic_add_fetch(&m->seen[v[0] * m->per_producer + v[1]],
-					   1, __ATOMIC_RELAXED);
-			m->taken[a->id]++;
-		}
+		if (!kt_mpmc_take(m, a->id, elems, k, last))
+			return NULL;
 	}
 	if (r != -EPIPE)
-		thread_error("mpmc wait_len result", 0, (unsigned long long)-r, EPIPE);
+		kt_thread_error("mpmc wait_len result", 0, (unsigned long long)-r, EPIPE);
 	return NULL;
+}
+
+/* End of stream, from a third thread, once the producers are done. */
+static void close_the_fifo(struct kt_mpmc *m)
+{
+	kfifo_close(&m->fifo);
 }
 
 static void test_locked_producers_and_consumers_block_and_close(void)
 {
-	struct mpmc m;
-	struct mpmc_arg pa[NPROD], ca[NCONS];
-	pthread_t pt[NPROD], ct[NCONS];
-	unsigned long long taken = 0, bad = 0, i;
+	struct kt_mpmc m;
 	long long t0 = kt_now_ns();
-	unsigned int k;
 
-	thread_errors = 0;
-	memset(&m, 0, sizeof(m));
-	CHECK_INT(kfifo_alloc(&m.fifo, 32, GFP_KERNEL), 0);
-	m.fifo.in = m.fifo.out = UINT_MAX - 2 * ELEM + 1;
-	kfifo_spin_lock_init(&m.in_lock);
-	kfifo_spin_lock_init(&m.out_lock);
-	m.per_producer = (uint32_t)(stress_bytes / 10 / ELEM / NPROD);
-	if (m.per_producer < 1000)
-		m.per_producer = 1000;
-	m.seen = (unsigned char *)calloc((size_t)NPROD * m.per_producer, 1);
-	if (!CHECK(m.seen != NULL))
+	kt_threads_reset();
+	if (kt_mpmc_open(&m, 32, 2, stress_bytes / 10) != 0)
 		return;
 	kt_watchdog(300, "locked producers and consumers");
-	for (k = 0; k < NCONS; k++) {
-		ca[k].m = &m;
-		ca[k].id = k;
-		CHECK_INT(pthread_create(&ct[k], NULL, mpmc_consumer, &ca[k]), 0);
-	}
-	for (k = 0; k < NPROD; k++) {
-		pa[k].m = &m;
-		pa[k].id = k;
-		CHECK_INT(pthread_create(&pt[k], NULL, mpmc_producer, &pa[k]), 0);
-	}
-	for (k = 0; k < NPROD; k++)
-		pthread_join(pt[k], NULL);
-	kfifo_close(&m.fifo); /* end of stream, from a third thread */
-	for (k = 0; k < NCONS; k++) {
-		pthread_join(ct[k], NULL);
-		taken += m.taken[k];
-	}
+	kt_mpmc_run(&m, mpmc_producer, mpmc_consumer, close_the_fifo);
 	alarm(0);
-	for (i = 0; i < (unsigned long long)NPROD * m.per_producer; i++)
-		bad += m.seen[i] != 1;
-	printf("  locked: %u producers, %u consumers, %llu elements through a %u-byte fifo in %.2f s (taken %llu/%llu/%llu)\n",
-	       NPROD, NCONS, taken, m.fifo.size,
-	       (double)(kt_now_ns() - t0) / 1e9, m.taken[0], m.taken[1],
-	       m.taken[2]);
-	CHECK_UINT(thread_errors, 0);
-	CHECK_UINT(taken, (unsigned long long)NPROD * m.per_producer);
-	CHECK_UINT(bad, 0);
-	CHECK_UINT(kfifo_len(&m.fifo), 0);
+	kt_mpmc_check(&m, (double)(kt_now_ns() - t0) / 1e9);
 	CHECK_UINT(m.fifo.kfifo__data_waiters + m.fifo.kfifo__room_waiters, 0);
-	free(m.seen);
-	kfifo_free(&m.fifo);
+	kt_mpmc_close(&m);
 }
 
 /* ---- close from a third thread while both sides run -------------------- */
@@ -477,9 +362,9 @@ static void *race_producer(void *arg)
 
 	/* until closed: kfifo_in still works after close, so the only end
 	 * is the wait's -EPIPE */
-	while ((r = wait_retrying(&t->fifo, KT_AVAIL, 1 + xorshift32(&s) % 8,
+	while ((r = wait_retrying(&t->fifo, KT_AVAIL, 1 + kt_xorshift32(&s) % 8,
 				  &s)) == 0) {
-		unsigned int n = 1 + xorshift32(&s) % sizeof buf, i, k;
+		unsigned int n = 1 + kt_xorshift32(&s) % sizeof buf, i, k;
 
 		for (i = 0; i < n && i < sizeof buf; i++)
 			buf[i] = th_pattern(t->stored + i);
@@ -498,15 +383,11 @@ static void *race_consumer(void *arg)
 	int r;
 
 	while ((r = wait_retrying(&t->fifo, KT_LEN, 1, &s)) == 0) {
-		unsigned int k = kfifo_out(&t->fifo, buf, 1 + xorshift32(&s) % 16), i;
+		unsigned int k = kfifo_out(&t->fifo, buf, 1 + kt_xorshift32(&s) % 16);
 
-		for (i = 0; i < k; i++) {
-			if (buf[i] != th_pattern(t->received + i)) {
-				thread_error("byte before close", t->received + i,
-					     buf[i], th_pattern(t->received + i));
-				t->consumer_ret = 1;
-				return NULL;
-			}
+		if (!kt_stream_ok(buf, k, t->received)) {
+			t->consumer_ret = 1;
+			return NULL;
 		}
 		t->received += k;
 	}
@@ -519,7 +400,7 @@ static void test_close_from_a_third_thread_while_both_sides_block(void)
 	uint32_t s = 77;
 	int round;
 
-	thread_errors = 0;
+	kt_threads_reset();
 	kt_watchdog(300, "close while both sides run");
 	for (round = 0; round < 40; round++) {
 		struct race t;
@@ -530,7 +411,7 @@ static void test_close_from_a_third_thread_while_both_sides_block(void)
 		t.fifo.in = t.fifo.out = UINT_MAX - (unsigned int)round;
 		CHECK_INT(pthread_create(&c, NULL, race_consumer, &t), 0);
 		CHECK_INT(pthread_create(&p, NULL, race_producer, &t), 0);
-		kt_sleep_ns((long long)(xorshift32(&s) % 20000) * 1000);
+		kt_sleep_ns((long long)(kt_xorshift32(&s) % 20000) * 1000);
 		kfifo_close(&t.fifo);
 		pthread_join(p, NULL);
 		pthread_join(c, NULL);
@@ -542,7 +423,7 @@ static void test_close_from_a_third_thread_while_both_sides_block(void)
 		kfifo_free(&t.fifo);
 	}
 	alarm(0);
-	CHECK_UINT(thread_errors, 0);
+	CHECK_UINT(kt_thread_errors, 0);
 }
 
 /* ---- the lost-wake-up hunt ----------------------------------------------- */
@@ -564,12 +445,12 @@ static void *echo(void *arg)
 		int r = kfifo_wait_len(&pp->ping, 1, -1);
 
 		if (r != 0 || kfifo_out(&pp->ping, &b, 1) != 1) {
-			thread_error("echo: wait_len/out", i, (unsigned long long)-r, 0);
+			kt_thread_error("echo: wait_len/out", i, (unsigned long long)-r, 0);
 			return NULL;
 		}
 		r = kfifo_wait_avail(&pp->pong, 1, -1);
 		if (r != 0 || kfifo_in(&pp->pong, &b, 1) != 1) {
-			thread_error("echo: wait_avail/in", i, (unsigned long long)-r, 0);
+			kt_thread_error("echo: wait_avail/in", i, (unsigned long long)-r, 0);
 			return NULL;
 		}
 	}
@@ -584,7 +465,7 @@ static void hunt(const char *what)
 	pthread_t t;
 	unsigned char b;
 
-	thread_errors = 0;
+	kt_threads_reset();
 	CHECK_INT(kfifo_alloc(&pp.ping, 1, GFP_KERNEL), 0);
 	CHECK_INT(kfifo_alloc(&pp.pong, 1, GFP_KERNEL), 0);
 	pp.ping.in = pp.ping.out = UINT_MAX - 1000;
@@ -596,13 +477,13 @@ static void hunt(const char *what)
 
 		b = (unsigned char)i;
 		if (r != 0 || kfifo_in(&pp.ping, &b, 1) != 1) {
-			thread_error("ping: wait_avail/in", i, (unsigned long long)-r, 0);
+			kt_thread_error("ping: wait_avail/in", i, (unsigned long long)-r, 0);
 			break;
 		}
 		r = kfifo_wait_len(&pp.pong, 1, -1);
 		if (r != 0 || kfifo_out(&pp.pong, &b, 1) != 1 ||
 		    b != (unsigned char)i) {
-			thread_error("ping: wait_len/out", i, b, (unsigned char)i);
+			kt_thread_error("ping: wait_len/out", i, b, (unsigned char)i);
 			break;
 		}
 	}
@@ -611,7 +492,7 @@ static void hunt(const char *what)
 	printf("  %s: %llu round trips in %.2f s (%.1f us each)\n", what,
 	       pp.rounds, (double)(kt_now_ns() - t0) / 1e9,
 	       (double)(kt_now_ns() - t0) / 1e3 / (double)pp.rounds);
-	CHECK_UINT(thread_errors, 0);
+	CHECK_UINT(kt_thread_errors, 0);
 	CHECK_UINT(pp.ping.in - pp.ping.out + pp.pong.in - pp.pong.out, 0);
 	kfifo_free(&pp.ping);
 	kfifo_free(&pp.pong);

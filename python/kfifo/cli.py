@@ -16,7 +16,6 @@ from typing import Sequence
 VERBS = {
     "demo": ("kfifo._demo", "push bytes and records through a fifo and show what happens"),
     "fuzz": ("kfifo._fuzz", "run the property-based state machine against the C core"),
-    "bench": ("kfifo._bench", "benchmark kfifo against its peers, print a table, write a plot"),
 }
 
 

@@ -3,22 +3,28 @@
 
 Streams chunks from a producer thread to a consumer thread (which copies
 each chunk into its own buffer) with Kfifo.put / Kfifo.get_into, and 16-byte
-records with put_rec / get_rec, next to the same work through queue.Queue
-and next to one thread doing both sides of kfifo (in_ then out_into).
+records with put_rec / get_rec, next to the same work through the standard
+library's queue.Queue and queue.SimpleQueue (the fastest channel between
+threads in CPython; unbounded, so its producer never waits) and janus's
+synchronous face (``pip install janus``; reported as not installed when
+missing), and next to one thread doing both sides of kfifo (in_ then
+out_into).
 Also one thread filling and checking chunks in place through the
 zero-copy views against the same work through in_/out and bytes.
 Runs every variant in turn, REPEATS times, in one process, and prints the
 median rate of each and the median of the paired ratios.
 
-    python bench/bench_threads.py [--repeats 5] [--mb 256]
+    python bench/python/bench_threads.py [--repeats 5] [--mb 256]
 """
 import argparse
 import queue
 import statistics
+import sys
 import threading
 import time
 
 import kfifo
+from benchlib import load_line, machine_line, paired_median_ratios  # beside this script
 
 FIFO = 1 << 20
 
@@ -49,29 +55,78 @@ def kfifo_stream(chunk: int, total: int) -> float:
     return got / dt
 
 
-def queue_stream(chunk: int, total: int) -> float:
-    q: queue.Queue = queue.Queue(maxsize=max(1, FIFO // chunk))
-    data = b"x" * chunk
-    n = total // chunk
+def _queue_pair(make):
+    """(stream, records) runs for a queue-like peer built by make(maxsize):
+    references move, the consumer copies each chunk into its own buffer."""
 
-    def produce():
-        for _ in range(n):
-            q.put(data)
-        q.put(None)
+    def stream(chunk: int, total: int) -> float:
+        q = make(max(1, FIFO // chunk))
+        data = b"x" * chunk
+        n = total // chunk
 
-    buf = bytearray(chunk)
-    t = threading.Thread(target=produce)
-    t0 = time.perf_counter()
-    t.start()
-    got = 0
-    while True:
-        item = q.get()
-        if item is None:
-            break
-        buf[: len(item)] = item
-        got += len(item)
-    t.join()
-    return got / (time.perf_counter() - t0)
+        def produce():
+            put = q.put
+            for _ in range(n):
+                put(data)
+            put(None)
+
+        buf = bytearray(chunk)
+        t = threading.Thread(target=produce)
+        t0 = time.perf_counter()
+        t.start()
+        got = 0
+        get = q.get
+        while True:
+            item = get()
+            if item is None:
+                break
+            buf[: len(item)] = item
+            got += len(item)
+        t.join()
+        assert got == n * chunk
+        return got / (time.perf_counter() - t0)
+
+    def records(count: int) -> float:
+        q = make(FIFO // 17)
+        rec = b"r" * 16
+
+        def produce():
+            put = q.put
+            for _ in range(count):
+                put(rec)
+            put(None)
+
+        t = threading.Thread(target=produce)
+        t0 = time.perf_counter()
+        t.start()
+        got = 0
+        get = q.get
+        while get() is not None:
+            got += 1
+        t.join()
+        assert got == count
+        return got / (time.perf_counter() - t0)
+
+    return stream, records
+
+
+def _janus_queue(maxsize: int):
+    import janus
+
+    return janus.Queue(maxsize).sync_q
+
+
+#: name -> (stream, records), or the reason the peer cannot run here
+PEERS = {
+    "queue.Queue": _queue_pair(lambda maxsize: queue.Queue(maxsize)),
+    "queue.SimpleQueue": _queue_pair(lambda maxsize: queue.SimpleQueue()),
+}
+try:
+    import janus  # noqa: F401
+
+    PEERS["janus sync_q"] = _queue_pair(_janus_queue)
+except ImportError:
+    PEERS["janus sync_q"] = "not installed (pip install janus)"
 
 
 def one_thread(chunk: int, total: int) -> float:
@@ -103,25 +158,6 @@ def kfifo_records(count: int) -> float:
         got += 1
     t.join()
     assert got == count
-    return got / (time.perf_counter() - t0)
-
-
-def queue_records(count: int) -> float:
-    q: queue.Queue = queue.Queue(maxsize=FIFO // 17)
-    rec = b"r" * 16
-
-    def produce():
-        for _ in range(count):
-            q.put(rec)
-        q.put(None)
-
-    t = threading.Thread(target=produce)
-    t0 = time.perf_counter()
-    t.start()
-    got = 0
-    while q.get() is not None:
-        got += 1
-    t.join()
     return got / (time.perf_counter() - t0)
 
 
@@ -159,30 +195,30 @@ def copying(chunk: int, total: int) -> float:
     return n * chunk / (time.perf_counter() - t0)
 
 
-def main() -> None:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--mb", type=int, default=256, help="MiB per stream run")
     ap.add_argument("--records", type=int, default=200_000)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    print(f"{machine_line()}; kfifo {kfifo.__version__}")
     total = args.mb << 20
     rows = []
     for chunk in (65536, 4096):
-        variants = {
-            "kfifo put/get_into, 2 threads": lambda chunk=chunk: kfifo_stream(chunk, total),
-            "queue.Queue, 2 threads": lambda chunk=chunk: queue_stream(chunk, total),
-            "kfifo in_/out_into, 1 thread": lambda chunk=chunk: one_thread(chunk, total),
-        }
+        variants = {"kfifo put/get_into, 2 threads": lambda chunk=chunk: kfifo_stream(chunk, total)}
+        for name, peer in PEERS.items():
+            variants[name + ", 2 threads"] = peer if isinstance(peer, str) else \
+                (lambda chunk=chunk, fn=peer[0]: fn(chunk, total))
+        variants["kfifo in_/out_into, 1 thread"] = lambda chunk=chunk: one_thread(chunk, total)
         rows.append((f"{chunk} B chunks", "GB/s", 1e-9, variants))
     rows.append(
         (
             "16 B records",
             "M/s",
             1e-6,
-            {
-                "kfifo put_rec/get_rec, 2 threads": lambda: kfifo_records(args.records),
-                "queue.Queue, 2 threads": lambda: queue_records(args.records),
-            },
+            dict({"kfifo put_rec/get_rec, 2 threads": lambda: kfifo_records(args.records)},
+                 **{name + ", 2 threads": peer if isinstance(peer, str) else
+                    (lambda fn=peer[1]: fn(args.records)) for name, peer in PEERS.items()}),
         )
     )
     for chunk in (65536, 4096):
@@ -198,16 +234,23 @@ def main() -> None:
             )
         )
     for title, unit, scale, variants in rows:
-        runs: dict = {name: [] for name in variants}
+        runnable = {name: fn for name, fn in variants.items() if callable(fn)}
+        runs: dict = {name: [] for name in runnable}
         for _ in range(args.repeats):
-            for name, fn in variants.items():
+            for name, fn in runnable.items():
                 runs[name].append(fn())
         base = next(iter(variants))
+        ratios = paired_median_ratios(runs, base)
         print(f"{title}: median of {args.repeats} paired runs")
-        for name, rates in runs.items():
-            ratio = statistics.median(b / r for b, r in zip(runs[base], rates))
-            print(f"  {name:<36} {statistics.median(rates) * scale:8.2f} {unit}   first row / this: {ratio:5.2f}x")
+        for name, fn in variants.items():
+            if not callable(fn):
+                print(f"  {name:<36} {fn}")
+                continue
+            rate = statistics.median(runs[name]) * scale
+            print(f"  {name:<36} {rate:8.2f} {unit}   first row / this: {ratios[name]:5.2f}x")
+    print(load_line())
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""``kfifo bench``: kfifo against the queues a Python programmer would pick.
+"""kfifo against the queues a Python programmer would pick.
+
+    python bench/python/bench_peers.py [--quick] [--build-c] [--no-c] [--out DIR]
+
 
 Measured side by side in one run, each figure the median of several
 repetitions that take the implementations in turn:
@@ -19,9 +22,8 @@ the report.
 
 The benchmark's dependencies are optional (``pip install -r
 bench/requirements.txt``): a peer that is missing is reported as "not
-installed", a missing matplotlib only skips the plot.  Nothing here is
-imported at module level except the standard library, because the command
-line imports every verb's module to build its parser.
+installed", a missing matplotlib only skips the plot.  Results go to
+bench/results/ unless --out says otherwise.
 """
 from __future__ import annotations
 
@@ -37,7 +39,9 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from benchlib import BENCH, RESULTS, load_line, machine_line  # beside this script
 
 KIB = 1024
 MIB = 1024 * 1024
@@ -48,26 +52,47 @@ IMPLS = ["kfifo", "deque", "queue.Queue", "ringbuf", "pa-ringbuffer", "faster-fi
 #: Chunk sizes of the one-thread sweep (the plot).
 CHUNKS = [16, 256, 4 * KIB, 64 * KIB, MIB]
 
-#: Where ``--c`` looks for the C benchmark, relative to the current directory.
+#: Where the C benchmark is looked for when --c-binary does not say.
 C_BINARY_CANDIDATES = [
-    "bench/build/bench/kfifo-bench",   # bench/run-c-bench.sh
-    "build/bench/kfifo-bench",         # cmake -B build -DKFIFO_BUILD_BENCH=ON
+    os.path.join(BENCH, "build", "bench", "kfifo-bench"),   # bench/run-c-bench.sh
+    os.path.join(os.path.dirname(BENCH), "build", "bench", "kfifo-bench"),  # cmake -B build -DKFIFO_BUILD_BENCH=ON
 ]
 
 
 # ---- command line ----------------------------------------------------------
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _writable_dir(text: str) -> str:
+    """A directory that exists or can be made, and can be written: checked while
+    the command line is parsed, not after minutes of measuring."""
+    try:
+        os.makedirs(text, exist_ok=True)
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"cannot create directory {text!r}: {e.strerror}") from None
+    if not os.access(text, os.W_OK):
+        raise argparse.ArgumentTypeError(f"directory {text!r} is not writable")
+    return text
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="fewer repetitions and bytes: under a minute")
-    parser.add_argument("--reps", type=int, default=None,
+    parser.add_argument("--reps", type=_positive_int, default=None,
                         help="repetitions per figure, the median is reported "
                              "(default 5, 3 with --quick)")
-    parser.add_argument("--out", default=None, metavar="DIR",
+    parser.add_argument("--out", type=_writable_dir, default=None, metavar="DIR",
                         help="where to write the table, JSON and plots "
-                             "(default bench/results when run from the source "
-                             "tree, else ./kfifo-bench-results)")
+                             "(default bench/results)")
     parser.add_argument("--c-binary", default=None, metavar="PATH",
                         help="the C benchmark to run as well (default: "
                              "$KFIFO_BENCH_BINARY, then "
@@ -200,24 +225,23 @@ def _inout_kfifo_into(m: Any, data: Any, iters: int) -> float:
     return _inout_kfifo(m, data, iters, into=True)
 
 
-def _inout_deque(m: Any, data: Any, iters: int) -> float:
-    d = m.deque()
-    put, get = d.append, d.popleft
+def _put_get(put: Callable[[Any], Any], get: Callable[[], Any], data: Any, iters: int) -> float:
+    """Seconds for iters rounds of put(data) then get(), bound methods preloaded."""
     t0 = time.perf_counter()
     for _ in range(iters):
         put(data)
         get()
     return time.perf_counter() - t0
+
+
+def _inout_deque(m: Any, data: Any, iters: int) -> float:
+    d = m.deque()
+    return _put_get(d.append, d.popleft, data, iters)
 
 
 def _inout_queue(m: Any, data: Any, iters: int) -> float:
     q = m.Queue()
-    put, get = q.put, q.get
-    t0 = time.perf_counter()
-    for _ in range(iters):
-        put(data)
-        get()
-    return time.perf_counter() - t0
+    return _put_get(q.put, q.get, data, iters)
 
 
 def _inout_ringbuf(m: Any, data: Any, iters: int) -> float:
@@ -251,14 +275,10 @@ def _inout_pa(m: Any, data: Any, iters: int) -> float:
 
 def _inout_faster_fifo(m: Any, data: Any, iters: int) -> float:
     q = m.Queue(max_size_bytes=max(1 * MIB, 4 * _nbytes(data) + 4096))
-    put, get = q.put_nowait, q.get_nowait
-    t0 = time.perf_counter()
-    for _ in range(iters):
-        put(data)
-        get()
-    t1 = time.perf_counter()
-    q.close()
-    return t1 - t0
+    try:
+        return _put_get(q.put_nowait, q.get_nowait, data, iters)
+    finally:
+        q.close()
 
 
 INOUT: Dict[str, Callable[[Any, Any, int], float]] = {
@@ -419,6 +439,17 @@ def _spsc_bytes(name: str, m: Any, chunk: int, count: int, timeout: float) -> fl
     return _spsc_objects(name, m, data, count, timeout)
 
 
+def _kfifo_stream_like_c(m: Any, chunk: int, count: int, timeout: float) -> float:
+    """kfifo's two-thread stream as the C benchmark runs it: a 1 MiB fifo,
+    in_ / out_into polling (the C loops spin where Python yields)."""
+    f = m.Kfifo(MIB)
+    try:
+        return _two_threads(*_stream_pair(f.in_, f.out_into, bytes(chunk), chunk, count,
+                                          _deadline(timeout)), timeout)
+    finally:
+        f.free()
+
+
 def _spsc_objects(name: str, m: Any, data: Any, count: int, timeout: float) -> float:
     """The object queues: one object per chunk or record (deque and
     queue.Queue pass a reference; faster-fifo pickles a copy)."""
@@ -477,13 +508,14 @@ def _spsc_objects(name: str, m: Any, data: Any, count: int, timeout: float) -> f
     raise KeyError(name)
 
 
-def _spsc_records(name: str, m: Any, size: int, count: int, timeout: float) -> float:
+def _spsc_records(name: str, m: Any, size: int, count: int, timeout: float,
+                  fifo: int = 64 * KIB) -> float:
     """count records of size bytes; byte streams without framing are n/a."""
     data = bytes(size)
     sleep = time.sleep
     late = _deadline(timeout)
     if name == "kfifo":
-        f = m.Kfifo(64 * KIB)
+        f = m.Kfifo(fifo)
         recsize = 1 if size <= 255 else 2
 
         def produce() -> None:
@@ -607,6 +639,15 @@ def run_python(plan: Plan, impls: Dict[str, Any], log: Callable[[str], None]) ->
             _measure(res, "rec64", n,
                      lambda n=n: plan.rec_count / _spsc_records(n, impls[n], 64, plan.rec_count,
                                                                 plan.timeout))
+        # the workloads of the C benchmark, for the table of Python against C
+        if "kfifo" in ok:
+            n64 = max(2, plan.spsc_bytes // (64 * KIB))
+            _measure(res, "like_c_stream64K", "kfifo",
+                     lambda: n64 * 64 * KIB / _kfifo_stream_like_c(impls["kfifo"], 64 * KIB, n64,
+                                                                   plan.timeout))
+            _measure(res, "like_c_rec16", "kfifo",
+                     lambda: plan.rec_count / _spsc_records("kfifo", impls["kfifo"], 16,
+                                                            plan.rec_count, plan.timeout, MIB))
         # numpy arrays in (and out into an array where the API allows it)
         if np is not None:
             for nbytes in (128, MIB):
@@ -636,12 +677,8 @@ def find_c_binary(args: argparse.Namespace) -> Optional[str]:
 def run_c(args: argparse.Namespace, out_dir: str, log: Callable[[str], None]) -> Optional[Dict[str, Any]]:
     """Run the C benchmark when it is built; its JSON, or None."""
     if args.build_c:
-        script = os.path.join("bench", "run-c-bench.sh")
-        if not os.path.isfile(script):
-            log(f"c: {script} not found: run from the source tree to build the C benchmark")
-        else:
-            log("c: building with bench/run-c-bench.sh --build-only")
-            subprocess.run(["bash", script, "--build-only"], check=False)
+        log("c: building with bench/run-c-bench.sh --build-only")
+        subprocess.run(["bash", os.path.join(BENCH, "run-c-bench.sh"), "--build-only"], check=False)
     binary = find_c_binary(args)
     if binary is None:
         log("c: benchmark not built (bench/run-c-bench.sh, or --build-c); skipped")
@@ -698,7 +735,7 @@ def _get(res: Dict[str, Any], key: str, impl: str) -> Optional[float]:
 
 
 def python_targets(res: Dict[str, Any], single_rate: Optional[float]) -> List[List[str]]:
-    """Rows of (target, measured, met) for the Python goals of issue 6."""
+    """Rows of (goal, measured, met) for the Python binding's goals."""
     rows = []
     k = _get(res, "call16", "kfifo")
 
@@ -727,8 +764,27 @@ def python_targets(res: Dict[str, Any], single_rate: Optional[float]) -> List[Li
     return rows
 
 
+def python_vs_c(res: Dict[str, Any], c: Dict[str, Any]) -> List[List[str]]:
+    """Rows of (workload, Python, C, Python/C): kfifo's two-thread stream of
+    64 KiB chunks (GB/s) and of 16-byte records, recsize 1 (M/s), both through
+    a 1 MiB fifo with polling calls, from this run's medians."""
+    c_stream = {(e["impl"], e["chunk"]): e["median"] for e in c.get("stream_gbps", [])}
+    c_rec = {e["name"]: e["median"] for e in c.get("records_mops", [])}
+    rows = []
+    for label, key, cval, scale, unit in (
+            ("64 KiB chunks, `in_`/`out_into` vs `kfifo_in`/`kfifo_out`", "like_c_stream64K",
+             c_stream.get(("kfifo", 65536)), 1e-9, "GB/s"),
+            ("16 B records, `in_rec`/`out_rec` vs `kfifo_in_rec`/`kfifo_out_rec`", "like_c_rec16",
+             c_rec.get("kfifo records 16 B (recsize 1)"), 1e-6, "M/s")):
+        py = _get(res, key, "kfifo")
+        py_shown = f"{py * scale:.3f} {unit}" if py else "—"
+        c_shown = f"{cval:.3f} {unit}" if cval else "—"
+        rows.append([label, py_shown, c_shown, f"{py * scale / cval:.2f}×" if py and cval else "—"])
+    return rows
+
+
 def c_targets(c: Dict[str, Any]) -> List[List[str]]:
-    """Rows of (target, measured, met) for the C goals of issue 6."""
+    """Rows of (goal, measured, met) for the C core's goals."""
     med: Dict[tuple, float] = {(e["impl"], e["chunk"]): e["median"] for e in c["stream_gbps"]}
     paired: Dict[tuple, float] = {(e["impl"], e["chunk"]): e.get("kfifo_ratio")
                                   for e in c["stream_gbps"]}
@@ -764,28 +820,6 @@ def c_targets(c: Dict[str, Any]) -> List[List[str]]:
     return rows
 
 
-def machine_line() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
-
-
-def load_line() -> str:
-    try:
-        one = os.getloadavg()[0]
-    except OSError:
-        return ""
-    return (f"Load average (1 min) at the end: {one:.2f}; above 0 means other work "
-            "shared the cores, and the two-thread figures suffer most.")
-
-
 def _table(header: List[str], rows: List[List[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |",
              "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
@@ -805,11 +839,17 @@ def report(plan: Plan, res: Dict[str, Any], versions: Dict[str, str],
            load_line(), ""]
     single = _get(res, f"sweep{MIB}", "kfifo out_into")
 
-    out += ["## Targets (issue 6)", ""]
+    out += ["## Goals", ""]
     rows = python_targets(res, single)
     if c:
         rows += c_targets(c)
-    out += [_table(["target", "measured (median)", ""], rows), ""]
+        c64 = next((e["median"] for e in c.get("stream_gbps", [])
+                    if e["impl"] == "kfifo" and e["chunk"] == 65536), None)
+        py64 = _get(res, "like_c_stream64K", "kfifo")
+        r = py64 / 1e9 / c64 if py64 and c64 else None
+        rows.append(["Python 64 KiB two-thread stream ≥ 0.8× the same in C",
+                     f"{r:.2f}×" if r else "—", "n/a" if r is None else "met" if r >= 0.8 else "NOT met"])
+    out += [_table(["goal", "measured (median)", ""], rows), ""]
 
     cols = IMPLS + ["kfifo out_into"]
     out += ["## Python: one thread, 16 bytes in then out", "",
@@ -861,10 +901,14 @@ def report(plan: Plan, res: Dict[str, Any], versions: Dict[str, str],
         out += ["numpy arrays: numpy not installed.", ""]
 
     if c:
-        out += [c["markdown"].replace("## C:", "## C:", 1)]
+        out += ["## Python against C: the binding's cost", "",
+                "kfifo alone, two threads, a 1 MiB fifo, the polling calls; C from the C "
+                "benchmark of this run (its medians), Python from this process's.", ""]
+        out += [_table(["workload", "Python", "C", "Python / C"], python_vs_c(res, c)), ""]
+        out += [c["markdown"]]
     else:
         out += ["## C", "", "Not run: build it with `bash bench/run-c-bench.sh` "
-                "(or `kfifo bench --build-c`).", ""]
+                "(or `--build-c`).", ""]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -935,12 +979,6 @@ def _finish(ax: Any, title: str, ylabel: str) -> None:
 # ---- main ------------------------------------------------------------------------------
 
 
-def default_out_dir() -> str:
-    if os.path.isfile(os.path.join("bench", "CMakeLists.txt")):
-        return os.path.join("bench", "results")
-    return "kfifo-bench-results"
-
-
 def run(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
 
@@ -948,11 +986,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"[{time.perf_counter() - t_start:5.1f} s] {msg}", file=sys.stderr, flush=True)
 
     plan = Plan(args.quick, args.smoke, args.reps)
-    out_dir = args.out or default_out_dir()
+    out_dir = args.out or RESULTS
     os.makedirs(out_dir, exist_ok=True)
     impls = load_impls()
     if isinstance(impls["kfifo"], str):
-        print(f"kfifo bench: kfifo is {impls['kfifo']}", file=sys.stderr)
+        print(f"bench_peers: kfifo is {impls['kfifo']}", file=sys.stderr)
         return 1
     versions = impl_versions(impls)
     for n in IMPLS:
@@ -979,3 +1017,13 @@ def run(args: argparse.Namespace) -> int:
             log("plot skipped: matplotlib not installed (pip install -r bench/requirements.txt)")
     log(f"wrote {out_dir}/bench.md")
     return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wait_cost.c - what waiting support (API.md 3.1) costs the publisher
+ * wait_cost.c - what waiting support (the futex waits) costs the publisher
  * when nobody waits: kfifo before it (the "base" commit) against kfifo
  * now, in one process, paired and repeated.  bench/run-wait-cost.sh builds
  * it: this file is compiled once per side against that side's header, and

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * shared_bench.c - a stream across processes against the same stream
- * between two threads (API.md 3.2).
+ * between two threads (a fifo in a MAP_SHARED mapping, fork()).
  *
  * One producer and one consumer move a stream through a fifo of the same
  * size, both blocking with the waits when the fifo is full or empty:

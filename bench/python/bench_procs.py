@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""One process to another through a shared kfifo, against peers (issue 11, item 5).
+"""One process to another through a shared kfifo, against peers.
 
 Workloads, each a producer process sending to the consumer (this process):
 
@@ -8,14 +8,17 @@ Workloads, each a producer process sending to the consumer (this process):
    ``get_rec(1)`` until None; against ``multiprocessing.Queue`` (``put`` /
    ``get`` per item, a None sentinel) and ``faster_fifo.Queue`` (consumer
    ``get_many``; producer ``put`` per item, and ``put_many`` in batches as
-   faster-fifo's README recommends).  Records are distinct (a sequence
+   faster-fifo's README recommends), and pyzmq PUSH/PULL over ``ipc://``
+   (``send`` per record, ``recv`` until an empty message; the strongest
+   peer for messages between Python processes).  Records are distinct (a sequence
    number); the consumer keeps each one (``list.append``, or ``extend`` for
    a get_many batch) and, once the clock has stopped, checks the count and
    a CRC-32 of them all against what the producer was told to send.
 2. 64 KiB chunks: kfifo shared, ``put(chunk)`` / ``get_into(64 KiB
    bytearray)``, against ``multiprocessing.Pipe`` (``send_bytes`` /
-   ``recv_bytes_into`` a preallocated buffer, an empty message ends it) and
-   against the same kfifo stream between two threads of one process (as in
+   ``recv_bytes_into`` a preallocated buffer, an empty message ends it),
+   against pyzmq PUSH/PULL over ``ipc://`` (``send(copy=False)`` /
+   ``recv_into``) and against the same kfifo stream between two threads of one process (as in
    bench_threads.py).  The producer cycles through --source-chunks distinct
    chunks (default 16: 1 MiB, the fifo's size), chunk k filled with byte k;
    for each read the consumer checks the first and last byte against the
@@ -38,7 +41,7 @@ the scheduler often runs producer and consumer on one core (a futex wake
 pulls the wakee to the waker's CPU): ``--pin`` puts the consumer on CPU 0
 and the producer on CPU 1 (the two-thread variant's threads likewise).
 
-    python bench/bench_procs.py [--repeats 5] [--quick] [--start fork|spawn] [--pin] [--out [DIR]]
+    python bench/python/bench_procs.py [--repeats 5] [--quick] [--start fork|spawn] [--pin] [--out [DIR]]
 """
 import argparse
 import datetime
@@ -52,7 +55,7 @@ import time
 import zlib
 
 import kfifo
-from kfifo._bench import machine_line  # the same machine line as python -m kfifo bench
+from benchlib import RESULTS, machine_line  # bench/python/benchlib.py, beside this script
 
 FIFO = 1 << 20
 REC = 16
@@ -61,7 +64,6 @@ CHUNK = 64 << 10
 FF_BATCH = 1000
 #: a producer that is not heard from for this long is stuck
 TIMEOUT = 120.0
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 # ---- data ------------------------------------------------------------------------------------
@@ -150,6 +152,35 @@ def prod_ff_many_records(q, count, ready, go):
         put_many(b, True, TIMEOUT)
 
 
+def _zmq_send_all(addr, items, ready, go, copy=True):
+    """Bind a PUSH socket to addr, send every item once go is set, then an
+    empty message (the end: no item is empty); close lingers until all is
+    sent.  The producer binds and the consumer connects once the producer is
+    ready, so that no zmq context is alive in the consumer when it forks."""
+    import zmq
+
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.PUSH)
+    sock.bind(addr)
+    send = sock.send if copy else (lambda item: sock.send(item, copy=False))
+    _ready_go(ready, go)
+    for item in items:
+        send(item)
+    send(b"")
+    sock.close()
+    ctx.term()
+
+
+def prod_zmq_records(addr, count, ready, go):
+    _zmq_send_all(addr, make_records(count), ready, go)
+
+
+def prod_zmq_stream(addr, chunk, n, nch, ready, go):
+    chunks = make_chunks(chunk, nch)
+    # copy=False: pyzmq's advice for large messages
+    _zmq_send_all(addr, (chunks[i % nch] for i in range(n)), ready, go, copy=False)
+
+
 def prod_kfifo_stream(f, chunk, n, nch, ready, go):
     chunks = make_chunks(chunk, nch)
     put = f.put
@@ -182,14 +213,16 @@ def _producer(pin, target, *args):
     target(*args)
 
 
-def _run(ctx, target, args, consume):
-    """Start the producer, wait until it is ready, time consume()."""
+def _run(ctx, target, args, consume, before_go=None):
+    """Start the producer, wait until it is ready, call before_go(), time consume()."""
     ready, go = ctx.Event(), ctx.Event()
     p = ctx.Process(target=_producer, args=(PIN and PIN[1], target) + args + (ready, go), daemon=True)
     p.start()
     try:
         if not ready.wait(TIMEOUT):
             raise RuntimeError(f"{target.__name__}: the producer did not start")
+        if before_go is not None:
+            before_go()
         t0 = time.perf_counter()
         go.set()
         result = consume()
@@ -261,6 +294,65 @@ def ff_records(ctx, count, many=False):
     got, dt = _run(ctx, target, (q, count), _ff_consume(q))
     check_records("faster-fifo", got, count)
     return count / dt
+
+
+class _ZmqPull:
+    """A PULL socket that connects to a fresh ipc:// address in a temporary
+    folder (connect() once the producer has bound it); a receive that waits
+    longer than TIMEOUT raises instead of hanging the benchmark."""
+
+    def __init__(self):
+        import tempfile
+
+        self.dir = tempfile.mkdtemp(prefix="kfifo-bench-")
+        self.addr = f"ipc://{self.dir}/push"
+        self.ctx = self.sock = None
+
+    def connect(self):
+        import zmq
+
+        self.ctx = zmq.Context()
+        self.sock = self.ctx.socket(zmq.PULL)
+        self.sock.setsockopt(zmq.RCVTIMEO, int(TIMEOUT * 1000))
+        self.sock.connect(self.addr)
+
+    def close(self):
+        import shutil
+
+        if self.sock is not None:
+            self.sock.close(linger=0)
+            self.ctx.term()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def zmq_records(ctx, count):
+    pull = _ZmqPull()
+    try:
+        def consume():
+            got = []
+            append = got.append
+            recv = pull.sock.recv
+            while (r := recv()) != b"":
+                append(r)
+            return got
+
+        got, dt = _run(ctx, prod_zmq_records, (pull.addr, count), consume, pull.connect)
+    finally:
+        pull.close()
+    check_records("pyzmq", got, count)
+    return count / dt
+
+
+def zmq_stream(ctx, chunk, total):
+    pull = _ZmqPull()
+    try:
+        (got, ok), dt = _run(ctx, prod_zmq_stream, (pull.addr, chunk, total // chunk, NCHUNKS),
+                             _stream_consume(lambda buf: pull.sock.recv_into(buf), chunk, total),
+                             pull.connect)
+    finally:
+        pull.close()
+    _check_stream("pyzmq", got, ok, total)
+    return got / dt
 
 
 def _stream_consume(readinto, chunk, total):
@@ -336,13 +428,14 @@ def kfifo_stream_threads(ctx, chunk, total):
 
 
 def peer_status(name):
-    if name == "faster-fifo":
-        try:
-            import faster_fifo  # noqa: F401
-        except ImportError:
-            return "not installed (pip install faster-fifo)"
-        except Exception as e:  # noqa: BLE001
-            return f"does not import: {e}"
+    """None when the peer imports, else why it cannot run here."""
+    module = {"faster-fifo": "faster_fifo", "pyzmq": "zmq"}[name]
+    try:
+        __import__(module)
+    except ImportError:
+        return f"not installed (pip install {name})"
+    except Exception as e:  # noqa: BLE001
+        return f"does not import: {e}"
     return None
 
 
@@ -370,7 +463,7 @@ def main(argv=None):
                     help=f"distinct 64 KiB chunks the stream producers cycle through (default {NCHUNKS})")
     ap.add_argument("--pin", action="store_true",
                     help="pin the consumer to CPU 0 and the producer (process or thread) to CPU 1")
-    ap.add_argument("--out", nargs="?", const=os.path.join(HERE, "results"), default=None, metavar="DIR",
+    ap.add_argument("--out", nargs="?", const=RESULTS, default=None, metavar="DIR",
                     help="also write DIR/procs.md (default DIR: bench/results)")
     args = ap.parse_args(argv)
     FIFO, NCHUNKS = args.fifo, args.source_chunks
@@ -386,6 +479,7 @@ def main(argv=None):
     # the peers are 10-50x slower: fewer items keep their runs short (rates are per second)
     mpq_count = max(1000, records // 20)
     ff_count = max(1000, records // 10)
+    zmq_count = max(1000, records // 4)
     ctx = multiprocessing.get_context(args.start)
     t_start = time.perf_counter()
 
@@ -393,6 +487,7 @@ def main(argv=None):
         print(f"[{time.perf_counter() - t_start:6.1f} s] {msg}", file=sys.stderr, flush=True)
 
     ff = peer_status("faster-fifo")
+    zq = peer_status("pyzmq")
     if ff is None and args.start != "fork":
         import faster_fifo_reduction  # noqa: F401  (makes faster_fifo.Queue picklable for spawn)
 
@@ -406,8 +501,12 @@ def main(argv=None):
          "faster-fifo put/get_many", ff or (lambda: ff_records(ctx, ff_count)), 5.0),
         ("16 B records", "M rec/s", 1e-6, "kfifo put_rec/get_rec", kf_rec,
          f"faster-fifo put_many({FF_BATCH})/get_many", ff or (lambda: ff_records(ctx, ff_count, many=True)), 5.0),
+        ("16 B records", "M rec/s", 1e-6, "kfifo put_rec/get_rec", kf_rec,
+         "pyzmq PUSH/PULL ipc:// send/recv", zq or (lambda: zmq_records(ctx, zmq_count)), 1.0),
         ("64 KiB chunks", "GB/s", 1e-9, "kfifo put/get_into", kf_stream,
          "multiprocessing.Pipe send_bytes/recv_bytes_into", lambda: pipe_stream(ctx, CHUNK, total), 3.0),
+        ("64 KiB chunks", "GB/s", 1e-9, "kfifo put/get_into", kf_stream,
+         "pyzmq PUSH/PULL ipc:// send/recv_into", zq or (lambda: zmq_stream(ctx, CHUNK, total)), 1.0),
         ("64 KiB chunks", "GB/s", 1e-9, "kfifo put/get_into", kf_stream,
          "kfifo put/get_into, 2 threads of 1 process", lambda: kfifo_stream_threads(ctx, CHUNK, total), 0.8),
     ]
@@ -450,6 +549,7 @@ def main(argv=None):
         load = "load average unknown"
     mode = "smoke (sizes too small to mean anything)" if args.smoke else "quick" if args.quick else "full"
     ffv = ff or dist_version("faster-fifo")
+    zmqv = zq or f"{dist_version('pyzmq')} (libzmq {__import__('zmq').zmq_version()})"
     head = [
         f"# kfifo benchmark: process to process ({mode})",
         "",
@@ -457,7 +557,8 @@ def main(argv=None):
         f"Python {platform.python_version()} ({platform.python_implementation()}); "
         f"start method {args.start}; medians of {repeats} paired runs.",
         "",
-        f"Versions: kfifo {kfifo.__version__}; faster-fifo {ffv}; multiprocessing Python {platform.python_version()}.",
+        f"Versions: kfifo {kfifo.__version__}; faster-fifo {ffv}; pyzmq {zmqv}; "
+        f"multiprocessing Python {platform.python_version()}.",
         "",
         f"Sizes: {records} records per run ({mpq_count} for multiprocessing.Queue, {ff_count} for "
         f"faster-fifo); {total >> 20} MiB per stream run, the producer cycling through {NCHUNKS} "
@@ -476,8 +577,8 @@ def main(argv=None):
         path = os.path.join(args.out, "procs.md")
         with open(path, "w") as fh:
             fh.write(text)
-            fh.write("\n`" + " ".join(["python", "bench/bench_procs.py"] + (argv if argv is not None else sys.argv[1:]))
-                     + "`; method in bench/bench_procs.py's docstring.\n")
+            fh.write("\n`" + " ".join(["python", "bench/python/bench_procs.py"] + (argv if argv is not None else sys.argv[1:]))
+                     + "`; method in bench/python/bench_procs.py's docstring.\n")
         log(f"wrote {path}")
     return 0
 
