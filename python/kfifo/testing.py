@@ -42,17 +42,24 @@ a FIFO goes wrong:
 ``scripts/detection_rate.py`` in the source tree measures how often the
 default settings find each planted bug of ``tests/test_planted_bugs.py``.
 
-Settings profiles
------------------
-Three profiles are registered when this module is imported:
+Settings
+--------
+Importing this module changes no Hypothesis setting.  A machine's
+``TestCase.settings`` are the profile in force when
+:func:`make_state_machine` is called, with ``deadline=None`` (the first
+calls into a C extension are slow) and without the "explain" phase (the
+machine prints its own reproduction, so that phase would only cost time).
 
-``dev`` (default)  100 examples of up to 50 steps, a few seconds;
-``ci``             200 examples of up to 50 steps, a few seconds per machine;
-``long``           20 000 examples of up to 100 steps, for a campaign.
+Three profiles are registered on request, by :func:`register_profiles` or
+:func:`load_profile`, under names of their own so that yours are left alone:
 
-Pick one with ``KFIFO_HYPOTHESIS_PROFILE=long`` and call
-:func:`load_profile` (the project's ``tests/conftest.py`` does).  All
-profiles use ``deadline=None``: the first calls into a C extension are slow.
+``kfifo-dev``   100 examples of up to 50 steps, a few seconds;
+``kfifo-ci``    200 examples of up to 50 steps, a few seconds per machine;
+``kfifo-long``  20 000 examples of up to 100 steps, for a campaign.
+
+``load_profile()`` loads the one named by ``$KFIFO_HYPOTHESIS_PROFILE``
+(``dev``, ``ci``, ``long``, with or without the ``kfifo-`` prefix, or any
+profile you registered yourself); the project's ``tests/conftest.py`` calls it.
 
 Coverage
 --------
@@ -64,14 +71,19 @@ limits, refused records, bad arguments ...) the machines have exercised;
 from __future__ import annotations
 
 import array
+import inspect
 import os
 import sys
 import time
 from collections import Counter
-from typing import Any, Callable, List, Optional, Tuple
+from typing import (
+    Any, Callable, ClassVar, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple, Type, Union,
+)
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.errors import InvalidArgument
 from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy
 from hypothesis.stateful import (
     RuleBasedStateMachine,
     initialize,
@@ -84,6 +96,11 @@ from kfifo.model import UINT_MAX, KfifoModel
 
 __all__ = [
     "make_state_machine",
+    "find_operations",
+    "KfifoStateMachine",
+    "FEATURES",
+    "ARGUMENT_ERRORS",
+    "register_profiles",
     "load_profile",
     "PROFILE_ENV",
     "STATS",
@@ -101,25 +118,40 @@ __all__ = [
 PROFILE_ENV = "KFIFO_HYPOTHESIS_PROFILE"
 
 _QUIET_CHECKS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+#: Every phase but "explain": the machine prints its own reproduction.
+_PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
+#: The profiles :func:`register_profiles` registers (name -> settings keywords).
+PROFILES = {
+    "kfifo-dev": dict(max_examples=100, stateful_step_count=50),
+    "kfifo-ci": dict(max_examples=200, stateful_step_count=50, print_blob=True),
+    "kfifo-long": dict(max_examples=20_000, stateful_step_count=100),
+}
 
-settings.register_profile(
-    "dev", max_examples=100, stateful_step_count=50, deadline=None,
-    suppress_health_check=_QUIET_CHECKS,
-)
-settings.register_profile(
-    "ci", max_examples=200, stateful_step_count=50, deadline=None,
-    suppress_health_check=_QUIET_CHECKS, print_blob=True,
-)
-settings.register_profile(
-    "long", max_examples=20_000, stateful_step_count=100, deadline=None,
-    suppress_health_check=_QUIET_CHECKS,
-)
+
+def register_profiles() -> None:
+    """Register the ``kfifo-dev``, ``kfifo-ci`` and ``kfifo-long`` profiles
+    (no other profile is touched)."""
+    for name, kwargs in PROFILES.items():
+        settings.register_profile(
+            name, deadline=None, suppress_health_check=_QUIET_CHECKS, phases=_PHASES, **kwargs
+        )
 
 
 def load_profile(name: Optional[str] = None) -> str:
     """Load the profile ``name``, or the one named by ``$KFIFO_HYPOTHESIS_PROFILE``
-    (``dev`` if unset); return its name."""
-    name = name or os.environ.get(PROFILE_ENV) or "dev"
+    (``kfifo-dev`` if unset); return the name loaded.
+
+    ``dev``, ``ci`` and ``long`` mean ``kfifo-dev`` ... unless you registered a
+    profile of that very name yourself (yours wins).
+    """
+    register_profiles()
+    name = name or os.environ.get(PROFILE_ENV) or "kfifo-dev"
+    try:
+        settings.get_profile(name)
+    except InvalidArgument:
+        if "kfifo-" + name not in PROFILES:
+            raise
+        name = "kfifo-" + name
     settings.load_profile(name)
     return name
 
@@ -194,17 +226,24 @@ class KfifoMismatch(AssertionError):
     """The implementation and the model disagree; ``str()`` adds a reproduction.
 
     The snippet is rendered only when the message is shown: while shrinking,
-    Hypothesis raises and discards many of these.
+    Hypothesis raises and discards many of these.  When the machine has
+    already printed it to stderr (``printed``), ``str()`` points there
+    instead: a traceback would prefix every line of it (pytest's ``E``),
+    while the copy on stderr pastes and runs as it is.
     """
 
     def __init__(self, message: str, trace: Optional["Trace"] = None) -> None:
         super().__init__(message)
         self.message = message
         self.trace = trace
+        self.printed = False
 
     def __str__(self) -> str:
         if self.trace is None:
             return self.message
+        if self.printed:
+            return (self.message + "\n\nA runnable reproduction was printed to stderr "
+                    "(under pytest: 'Captured stderr call'); it is also str(exc.trace.snippet()).")
         return self.message + "\n\n" + self.trace.snippet()
 
 
@@ -288,21 +327,27 @@ class Trace:
         self.lock_factory = lock_factory
         self.lines: List[Any] = []
         self.failure: Optional[str] = None
+        #: Exception classes the snippet names (imported unless built in).
+        self.exceptions: List[type] = []
 
     def add(self, line: Any) -> None:
         """Append a line: a string, or a :class:`_Lazy` rendered only when printed."""
         self.lines.append(line)
 
     def snippet(self) -> str:
+        lines = [str(line) for line in self.lines]
         imports = ["import array"]
-        if any("numpy." in str(line) for line in self.lines):
+        if any("numpy." in line for line in lines):
             imports.append("import numpy")
         names = [f"make_fifo = {_import(self.factory, imports)}"]
+        for exc in self.exceptions:
+            if exc.__module__ != "builtins":
+                _import(exc, imports)
         if self.lock_factory is not None and any(", lock)" in str(line) for line in self.lines):
             names.append(f"lock = {_import(self.lock_factory, imports)}()")
         head = [
             "# Reproduction: run it with python.  Each assert holds the answer of",
-            "# kfifo.model.KfifoModel (API.md); the last one fails.",
+            "# kfifo.model.KfifoModel; the last one fails.",
             *imports,
             "",
             *names,
@@ -317,11 +362,11 @@ class Trace:
             "        call(*args)",
             "    except exc:",
             "        return",
-            "    raise AssertionError(f'{call.__name__}{args!r} did not raise {exc.__name__}')",
+            "    raise AssertionError(f'{call.__name__}{args!r} did not raise {exc}')",
             "",
             "",
         ]
-        return "\n".join(head + [str(line) for line in self.lines]) + "\n"
+        return "\n".join(head + lines) + "\n"
 
 
 def _import(obj: Any, imports: List[str]) -> str:
@@ -415,34 +460,190 @@ _BAD_CALLS = [
 
 _QUERIES = ("len", "avail", "size", "is_empty", "is_full")
 
+#: The kinds of bad argument, keys of a ``check_arguments`` mapping.
+ARGUMENT_ERRORS = ("wrong type", "negative count", "count >= 2**32", "invalid recsize")
+
+#: What each feature needs: the machine tests a feature when the fifo has
+#: its first operation; the others of the group are tested when present.
+FEATURES = {
+    "byte stream": ("in_", "from_user", "out", "to_user", "out_into", "skip"),
+    "records": ("in_rec", "from_user_rec", "out_rec", "to_user_rec", "peek_rec", "skip_rec"),
+    "emptying": ("reset", "reset_out"),
+    "queries": ("len", "avail", "size", "is_empty", "is_full"),
+    "locked calls": ("in_locked", "out_locked"),
+    "release": ("free",),
+}
+
+_ALL_KINDS = ["bytes", "bytearray", "memoryview", "array"] + (["numpy"] if _np else [])
+
+
+def _bad_category(name: str, args: tuple) -> str:
+    """Which of :data:`ARGUMENT_ERRORS` the bad call ``name(*args)`` is."""
+    try:
+        getattr(KfifoModel(8), name)(*args)
+    except TypeError:
+        return "wrong type"
+    except OverflowError:
+        return "count >= 2**32"
+    except ValueError as exc:
+        return "invalid recsize" if "recsize" in str(exc) else "negative count"
+    raise AssertionError(f"the model accepts {name}{args!r}")  # pragma: no cover
+
+
+_BAD_CATEGORY = {i: _bad_category(name, args) for i, (name, args) in enumerate(_BAD_CALLS)}
+
+
+def _takes_start(factory: Callable[..., Any]) -> bool:
+    """Whether ``factory(size, start=...)`` can be called, from its signature."""
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # no signature to read (a C type): assume Kfifo's
+        return True
+    return "start" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def find_operations(factory: Callable[..., Any]) -> FrozenSet[str]:
+    """The names of :data:`OPERATIONS` that ``factory``'s fifos have.
+
+    Read from the class when ``factory`` is a class, else from one fifo
+    ``factory(64)`` made for the purpose (and freed).  ``__len__`` is
+    reported as ``"__len__"``.
+    """
+    target: Any = factory
+    probe = None
+    if not isinstance(factory, type):
+        probe = target = factory(64)
+    found = {op for op in OPERATIONS + ("__len__",) if callable(getattr(target, op, None))}
+    if probe is not None and "free" in found:
+        probe.free()
+    return frozenset(found)
+
+
+_Checks = Union[None, bool, str, type, Tuple[type, ...], Mapping[str, Union[type, Tuple[type, ...]]]]
+
+
+def _argument_checks(check: _Checks) -> Optional[Dict[str, Any]]:
+    """``check_arguments`` as {category: exception class(es)}, "kfifo" for
+    each to mean "exactly Kfifo's", or None for no checks."""
+    if check is None or check is False:
+        return None
+    if check is True or check == "kfifo":
+        return {cat: "kfifo" for cat in ARGUMENT_ERRORS}
+    if isinstance(check, type) or isinstance(check, tuple):
+        excs = check if isinstance(check, tuple) else (check,)
+        if not excs or not all(isinstance(e, type) and issubclass(e, BaseException) for e in excs):
+            raise TypeError(f"check_arguments: {check!r} is not an exception class or a tuple of them")
+        return {cat: check for cat in ARGUMENT_ERRORS}
+    if isinstance(check, Mapping):
+        unknown = set(check) - set(ARGUMENT_ERRORS)
+        if unknown:
+            raise ValueError(f"check_arguments: unknown kind(s) {sorted(unknown)}; known: {ARGUMENT_ERRORS}")
+        for value in check.values():
+            _argument_checks(value)  # each one an exception class or a tuple of them
+        return dict(check)
+    raise TypeError(f"check_arguments must be None, True, 'kfifo', an exception class, a tuple of them "
+                    f"or a mapping; got {check!r}")
+
+
+def _exc_src(exc: Any) -> str:
+    if isinstance(exc, tuple):
+        return "(" + ", ".join(e.__name__ for e in exc) + ("," if len(exc) == 1 else "") + ")"
+    return str(exc.__name__)
+
+
+def _is_final() -> bool:
+    """True in the run Hypothesis makes of the shrunk example, just before it reports it."""
+    try:
+        from hypothesis.control import current_build_context
+
+        return bool(current_build_context().is_final)
+    except Exception:  # no build context: called outside a Hypothesis test
+        return False
+
+
+#: Whether the machines print progress and the reproduction to stderr; the
+#: measuring scripts turn it off.
+PROGRESS = True
+
+
+class KfifoStateMachine(RuleBasedStateMachine):
+    """What every machine of :func:`make_state_machine` is (for type checkers).
+
+    The rules are added by :func:`make_state_machine`, for the operations
+    the fifo under test has.
+    """
+
+    #: The operations tested (names of :data:`OPERATIONS`, and ``__len__``).
+    operations: ClassVar[FrozenSet[str]] = frozenset()
+    #: The record header sizes tested.
+    recsizes: ClassVar[Tuple[int, ...]] = ()
+
 
 def make_state_machine(
     factory: Optional[Callable[..., Any]] = None,
     *,
     lock_factory: Optional[Callable[[], Any]] = None,
-) -> type:
-    """Build a state machine that checks ``factory(size, start=start)`` against the model.
+    operations: Optional[Iterable[str]] = None,
+    start: Optional[bool] = None,
+    recsizes: Optional[Iterable[int]] = None,
+    sizes: Optional[Union[Iterable[int], SearchStrategy[int]]] = None,
+    check_arguments: _Checks = None,
+    inputs: Optional[Iterable[str]] = None,
+) -> Type[KfifoStateMachine]:
+    """Build a state machine that checks ``factory``'s fifos against the model.
 
     Parameters
     ----------
     factory : callable, optional
         Creates the fifo under test; called as ``factory(size, start=start)``
-        with ``size`` from 1 to 65537 and ``start`` in ``[0, 2**32)``.  The
-        object must offer the public API of ``kfifo.Kfifo`` (API.md 2.1).
-        Defaults to :class:`kfifo.Kfifo`.
+        (or ``factory(size)``, see ``start``) with ``size`` from 1 to 65537,
+        which it rounds up to a power of two, and ``start`` in ``[0, 2**32)``.
+        Defaults to :class:`kfifo.Kfifo`, tested in full.
     lock_factory : callable, optional
         If given, ``in_locked(data, lock)`` / ``out_locked(n, lock)`` are
         exercised too, with ``lock = lock_factory()``.  Defaults to
         ``kfifo.SpinLock`` when ``factory`` is defaulted.
+    operations : iterable of str, optional
+        The operations to test (names of :data:`OPERATIONS`, and
+        ``"__len__"``).  By default, every one the fifo has
+        (:func:`find_operations`).  It needs at least one way in (``in_``,
+        ``from_user``, ``in_rec`` or ``from_user_rec``); see :data:`FEATURES`.
+    start : bool, optional
+        Whether ``factory`` takes ``start=`` (the first value of the
+        indices, so that tests cross the ``2**32`` wrap).  By default, read
+        from its signature.  Without it every fifo starts at index 0.
+    recsizes : iterable of int, optional
+        The record header sizes to test, from 0, 1, 2.  By default
+        ``factory.recsizes`` if it has that attribute, else all three.
+    sizes : iterable of int or strategy, optional
+        The sizes to create fifos of, instead of the default mix of powers
+        of two and sizes to round up.
+    check_arguments : optional
+        Whether bad arguments (``out(-1)``, ``in_rec(b"", 3)``, ``out(1.0)``,
+        ``out(2**32)`` ...) are tried and how the fifo must answer them:
+        ``None`` (the default for your own factory) never tries them;
+        ``"kfifo"`` or ``True`` (the default for :class:`kfifo.Kfifo`)
+        wants exactly Kfifo's exception type for each; an exception class or
+        a tuple of them wants one of those for every bad call; a mapping from
+        kinds of :data:`ARGUMENT_ERRORS` to exception classes tries only those
+        kinds.  In every case the fifo must be left unchanged.
+    inputs : iterable of str, optional
+        The kinds of bytes-like object passed as data: ``"bytes"``,
+        ``"bytearray"``, ``"memoryview"``, ``"array"``, ``"numpy"``; ``out_into``
+        gets the writable ones.  By default all of them with
+        ``check_arguments="kfifo"``, else ``bytes`` (and ``bytearray`` for
+        ``out_into``).
 
     Returns
     -------
     type
-        A :class:`~hypothesis.stateful.RuleBasedStateMachine` subclass; use
+        A :class:`KfifoStateMachine` (a
+        :class:`~hypothesis.stateful.RuleBasedStateMachine`) subclass; use
         its ``TestCase`` attribute as a unittest/pytest test class, or pass
         it to :func:`hypothesis.stateful.run_state_machine_as_test`.  Its
-        ``TestCase.settings`` has ``deadline=None`` and otherwise follows
-        the Hypothesis profile loaded when this function is called.
+        ``TestCase.settings`` has ``deadline=None``, no "explain" phase, and
+        otherwise follows the Hypothesis profile in force when this function
+        is called.
     """
     if factory is None:
         import kfifo
@@ -450,8 +651,56 @@ def make_state_machine(
         factory = kfifo.Kfifo
         if lock_factory is None:
             lock_factory = getattr(kfifo, "SpinLock", None)
+        if check_arguments is None:
+            check_arguments = "kfifo"
+    checks = _argument_checks(check_arguments)
+    strict = checks is not None and all(v == "kfifo" for v in checks.values())
+    if operations is None:
+        ops = find_operations(factory)
+    else:
+        ops = frozenset(operations)
+        unknown = ops - set(OPERATIONS) - {"__len__"}
+        if unknown:
+            raise ValueError(f"unknown operation(s) {sorted(unknown)}; known: {OPERATIONS + ('__len__',)}")
+    if lock_factory is None:
+        ops -= {"in_locked", "out_locked"}
+    if not ops & {"in_", "from_user", "in_rec", "from_user_rec"}:
+        raise ValueError(f"{factory!r} has no way in (in_, from_user, in_rec or from_user_rec): nothing to test")
+    with_start = _takes_start(factory) if start is None else bool(start)
+    if recsizes is None:
+        recsizes = getattr(factory, "recsizes", (0, 1, 2))
+    allowed_recsizes = sorted(set(recsizes))
+    if not allowed_recsizes or not set(allowed_recsizes) <= {0, 1, 2}:
+        raise ValueError(f"recsizes must be some of 0, 1, 2; got {allowed_recsizes}")
+    kinds = list(inputs) if inputs is not None else (_ALL_KINDS if strict else ["bytes"])
+    if not kinds or set(kinds) - set(_ALL_KINDS):
+        raise ValueError(f"inputs must be some of {_ALL_KINDS}; got {kinds}")
+    writable = [k for k in kinds if k not in ("bytes", "numpy")] or ["bytearray"]
 
-    class KfifoStateMachine(RuleBasedStateMachine):
+    def have(*names: str) -> List[str]:
+        return [n for n in names if n in ops]
+
+    put_methods = have("in_", "from_user")
+    get_methods = have("out", "to_user", "out_into")
+    rec_in = have("in_rec", "from_user_rec")
+    rec_out = have("out_rec", "to_user_rec")
+    drop_methods = have("skip", "reset_out", "reset") + (have("skip_rec") if rec_in else [])
+    get_rec_methods = have("out_rec", "to_user_rec", "peek_rec")
+    queries = have(*_QUERIES)
+    bad_calls = [] if checks is None else [
+        i for i, (name, _) in enumerate(_BAD_CALLS) if name in ops and _BAD_CATEGORY[i] in checks
+    ]
+    size_strategy = _SIZES if sizes is None else (
+        sizes if isinstance(sizes, SearchStrategy) else st.sampled_from(sorted(set(sizes)))
+    )
+    start_strategy = _STARTS if with_start else st.just(0)
+    with_header = [r for r in allowed_recsizes if r]
+    recsize_strategy = st.sampled_from(allowed_recsizes) if not with_header else st.one_of(
+        st.sampled_from(with_header), st.sampled_from(allowed_recsizes))
+    recsize_choices = st.sampled_from([None] + (allowed_recsizes if len(allowed_recsizes) > 1 else []))
+    kind_strategy = st.sampled_from(kinds)
+
+    class _Machine(KfifoStateMachine):
         """``factory(size, start=start)`` and :class:`KfifoModel`, driven side by side."""
 
         def __init__(self) -> None:
@@ -461,7 +710,7 @@ def make_state_machine(
             self.lock: Any = None
             self.failed = False
             self.trace = Trace(factory, lock_factory)
-            self.recsize = 1  # of the records last stored; see _RECSIZE_CHOICES
+            self.recsize = allowed_recsizes[-1]  # of the records last stored; see _RECSIZE_CHOICES
             self.last_length = 0  # of the last data stored or taken
             STATS.trace = self.trace
             STATS.examples += 1
@@ -471,16 +720,32 @@ def make_state_machine(
             self.failed = True
             if STATS.first_failure is None:
                 STATS.first_failure = (STATS.examples, STATS.steps, time.monotonic() - STATS.started)
+                if PROGRESS:
+                    print(f"kfifo.testing: {type(self).__name__}: mismatch found after {STATS.examples} examples "
+                          f"({STATS.first_failure[2]:.1f} s); shrinking it to a short reproduction ...",
+                          file=sys.stderr, flush=True)
             self.trace.add(f"{line}  # <-- " + message.replace("\n", " "))
             self.trace.failure = message
-            raise KfifoMismatch(message, self.trace)
+            exc = KfifoMismatch(message, self.trace)
+            if PROGRESS and _is_final():
+                exc.printed = True
+                print(f"\nkfifo.testing: {type(self).__name__}: the fifo and the model disagree "
+                      f"({time.monotonic() - STATS.started:.1f} s).\n{message}\n"
+                      "Reproduction (save it as repro.py and run: python repro.py):\n"
+                      "----------------------------------------------------------------------\n"
+                      + self.trace.snippet() +
+                      "----------------------------------------------------------------------",
+                      file=sys.stderr, flush=True)
+            raise exc
 
-        def call(self, name: str, *args: Any, srcs: Optional[List[str]] = None,
-                 record: bool = True, model_args: Optional[tuple] = None, refused: bool = False) -> Any:
+        def call(self, name: str, *args: Any, srcs: Optional[List[Any]] = None,
+                 record: bool = True, model_args: Optional[tuple] = None, refused: bool = False,
+                 allowed: Any = None) -> Any:
             """Call ``name(*args)`` on both sides; compare results or exception types.
 
             ``refused`` says the call is meant to raise: only then may the
             model raise (anywhere else that would be a bug in the model).
+            The fifo must then raise ``allowed`` (default: the model's type).
             """
             STATS.ops[name] += 1
             margs = args if model_args is None else model_args
@@ -501,13 +766,16 @@ def make_state_machine(
                 return f"f.{name}({', '.join(map(str, srcs))})"
 
             if expected_exc is not None:
-                kind = type(expected_exc)
-                line = _Lazy(lambda: f"raises({kind.__name__}, f.{name}{''.join(', ' + str(s) for s in srcs)})")
+                kind = allowed if allowed is not None else type(expected_exc)
+                if not isinstance(kind, tuple) and kind.__module__ != "builtins":
+                    self.trace.exceptions.append(kind)
+                line = _Lazy(lambda: f"raises({_exc_src(kind)}, f.{name}{''.join(', ' + str(s) for s in srcs)})")
                 if actual_exc is None:
-                    self._fail(line, f"{call_src()} returned {actual!r}; expected {kind.__name__} ({expected_exc})")
+                    self._fail(line, f"{call_src()} returned {_short(actual)}; expected {_exc_src(kind)} "
+                               f"({expected_exc})")
                 if not isinstance(actual_exc, kind):
                     self._fail(line, f"{call_src()} raised {type(actual_exc).__name__}({actual_exc}); "
-                               f"expected {kind.__name__} ({expected_exc})")
+                               f"expected {_exc_src(kind)} ({expected_exc})")
                 if record:
                     self.trace.add(line)
                 return expected_exc
@@ -531,10 +799,14 @@ def make_state_machine(
             if isinstance(spec, int):
                 return spec
             what, delta = spec
-            base = {"avail": self.model.avail, "size": self.model.size, "len": self.model.len,
+            assert self.model is not None
+            model = self.model
+            base = {"avail": model.avail, "size": model.size, "len": model.len,
                     # As a user would: ask the fifo under test (and check its answer).
-                    "peek": lambda: self.call("peek_rec", recsize),
-                    "to_end": lambda: -self.model.in_index & (self.model.size() - 1),
+                    "peek": lambda: (self.call("peek_rec", recsize) if "peek_rec" in ops
+                                     else model.peek_rec(recsize)),
+                    "to_end": lambda: -model.in_index & (model.size() - 1),
+                    "from_end": lambda: -model.out_index & (model.size() - 1),
                     "last": lambda: self.last_length,
                     "limit": lambda: (255, 255, 65535)[recsize]}[what]()
             return max(0, base + delta)
@@ -548,6 +820,7 @@ def make_state_machine(
             return choice
 
         def _edges(self, name: str, before: Tuple[int, int, int], moved_in: int = 0, moved_out: int = 0) -> None:
+            assert self.model is not None
             m = self.model
             old_in, old_out, _ = before
             mask = m.size() - 1
@@ -562,16 +835,18 @@ def make_state_machine(
                 STATS.edges["fifo full"] += 1
 
         def _state(self) -> Tuple[int, int, int]:
+            assert self.model is not None
             return self.model.in_index, self.model.out_index, self.model.len()
 
         def _step(self) -> None:
             STATS.steps += 1
 
         # ---------------------------------------------------------- creation
-        @initialize(size=_SIZES, start=_STARTS, recsize=_RECSIZES,
+        @initialize(size=size_strategy, start=start_strategy, recsize=recsize_strategy,
                     fill=_FILL, seed=_SEEDS)
         def create(self, size: int, start: int, recsize: int, fill: List[Any], seed: int) -> None:
-            """A new fifo that already holds the one to three ``fill`` records.
+            """A new fifo that already holds one to three ``fill`` records
+            (byte strings if it has no records).
 
             Swarm testing switches the rules that store records off in about
             half of the examples; records stored here are always there to be
@@ -580,11 +855,11 @@ def make_state_machine(
             """
             STATS.ops["create"] += 1
             self.model = KfifoModel(size, start=start)
-            line = f"f = make_fifo({size}, start={start})"
+            line = f"f = make_fifo({size}, start={start})" if with_start else f"f = make_fifo({size})"
             try:
-                self.fifo = factory(size, start=start)
+                self.fifo = factory(size, start=start) if with_start else factory(size)
             except Exception as exc:
-                self._fail(line, f"make_fifo({size}, start={start}) raised {type(exc).__name__}: {exc}")
+                self._fail(line, f"{line[4:]} raised {type(exc).__name__}: {exc}")
             self.trace.add(line)
             if lock_factory is not None:
                 self.lock = lock_factory()
@@ -592,16 +867,23 @@ def make_state_machine(
                 STATS.edges["size 1"] += 1
             if start > UINT_MAX - 65536:
                 STATS.edges["start near 2**32"] += 1
-            self.call("size")
+            if "size" in ops:
+                self.call("size")
             self.recsize = recsize
             for i, length in enumerate(fill):
-                self._put_rec("in_rec", self._length(length, recsize), (seed + 67 * i) % 251, "bytes", recsize)
+                data_seed = (seed + 67 * i) % 251
+                if rec_in:
+                    self._put_rec(rec_in[0], self._length(length, recsize), data_seed, "bytes", recsize)
+                else:
+                    self._put(put_methods[0], self._length(length, recsize), data_seed, "bytes")
 
         # ------------------------------------------------------- byte stream
-        @rule(method=st.sampled_from(["in_", "from_user"]), length=_LENGTHS, seed=_SEEDS, kind=_KINDS)
+        @rule(method=st.sampled_from(put_methods), length=_LENGTHS, seed=_SEEDS, kind=kind_strategy)
         def put(self, method: str, length: Any, seed: int, kind: str) -> None:
             self._step()
-            n = self._length(length)
+            self._put(method, self._length(length), seed, kind)
+
+        def _put(self, method: str, n: int, seed: int, kind: str) -> None:
             data, src = _make_data(n, seed, kind)
             before = self._state()
             stored = self.call(method, data, srcs=[src])
@@ -610,11 +892,11 @@ def make_state_machine(
                 STATS.edges["partial in"] += 1
             self._edges(method, before, moved_in=stored)
 
-        @rule(method=st.sampled_from(["out", "to_user", "out_into"]), count=_COUNTS,
-              kind=st.sampled_from(["bytearray", "memoryview", "array"]))
+        @rule(method=st.sampled_from(get_methods), count=_COUNTS, kind=st.sampled_from(writable))
         def get(self, method: str, count: Any, kind: str) -> None:
             """out(n), to_user(n) or out_into(buffer of n bytes of the given kind)."""
             self._step()
+            assert self.model is not None
             n = self._length(count)
             before = self._state()
             if before[2] == 0:
@@ -630,7 +912,7 @@ def make_state_machine(
         def _get_into(self, n: int, kind: str) -> int:
             """out_into a buffer of ``n`` bytes; its whole content is compared,
             bytes past the count included (they must be left untouched)."""
-            bufs = [bytearray(b"\xee" * n) for _ in range(2)]
+            bufs: List[Any] = [bytearray(b"\xee" * n) for _ in range(2)]
             if kind == "array":
                 bufs = [array.array("B", b) for b in bufs]
                 self.trace.add(f"buf = array.array('B', b'\\xee' * {n})")
@@ -645,14 +927,14 @@ def make_state_machine(
                 self._fail(line, f"out_into left the buffer as {_short(got)}; expected {_short(want)}"
                            + _difference(got, want))
             self.trace.add(line)
-            return moved
+            return int(moved)
 
-        @rule(method=st.sampled_from(["skip", "skip_rec", "reset_out", "reset"]), count=_COUNTS,
-              recsize=_RECSIZE_CHOICES)
+        @rule(method=st.sampled_from(drop_methods), count=_COUNTS, recsize=recsize_choices)
         def drop(self, method: str, count: Any, recsize: Optional[int]) -> None:
             """skip(count), skip_rec(recsize), reset_out() or reset(): one rule,
             so that dropping data is not drawn more often than storing it."""
             self._step()
+            assert self.model is not None
             before = self._state()
             if method == "skip_rec":
                 self._skip_rec(self._recsize(recsize), before)
@@ -667,6 +949,7 @@ def make_state_machine(
                 self._edges(method, before, moved_out=before[2] - self.model.len())
 
         def _skip_rec(self, recsize: int, before: Tuple[int, int, int]) -> None:
+            assert self.model is not None
             whole = recsize + self.model.peek_rec(recsize) if recsize else None
             self.call("skip_rec", recsize)
             if whole is not None and whole <= before[2]:
@@ -685,9 +968,9 @@ def make_state_machine(
             self.call("out_locked", n, self.lock, srcs=[repr(n), "lock"], model_args=(n, None))
 
         # ----------------------------------------------------------- records
-        @rule(method=st.sampled_from(["in_rec", "from_user_rec"]),
+        @rule(method=st.sampled_from(rec_in),
               lengths=st.lists(_REC_LENGTHS, min_size=2, max_size=3), seed=_SEEDS,
-              kind=_KINDS, recsize=_RECSIZE_CHOICES, take=st.lists(_CAPACITIES, max_size=2))
+              kind=kind_strategy, recsize=recsize_choices, take=st.lists(_CAPACITIES, max_size=2))
         def put_rec(self, method: str, lengths: List[Any], seed: int, kind: str, recsize: Optional[int],
                     take: List[Any]) -> None:
             """Two or three records with one header size, then up to two taken
@@ -702,10 +985,14 @@ def make_state_machine(
             recsize = self._recsize(recsize, storing=True)
             for i, length in enumerate(lengths):
                 self._put_rec(method, self._length(length, recsize), (seed + 67 * i) % 251, kind, recsize)
+            if not rec_out:
+                return
+            taker = "to_user_rec" if method == "from_user_rec" and "to_user_rec" in ops else rec_out[0]
             for capacity in take:
-                self._get_rec("out_rec" if method == "in_rec" else "to_user_rec", capacity, recsize)
+                self._get_rec(taker, capacity, recsize)
 
         def _put_rec(self, method: str, n: int, seed: int, kind: str, recsize: int) -> None:
+            assert self.model is not None
             self.last_length = n
             data, src = _make_data(n, seed, kind)
             before = self._state()
@@ -725,8 +1012,7 @@ def make_state_machine(
             else:
                 STATS.edges["record refused for room"] += 1
 
-        @rule(method=st.sampled_from(["out_rec", "to_user_rec", "peek_rec"]), count=_CAPACITIES,
-              recsize=_RECSIZE_CHOICES)
+        @rule(method=st.sampled_from(get_rec_methods), count=_CAPACITIES, recsize=recsize_choices)
         def get_rec(self, method: str, count: Any, recsize: Optional[int]) -> None:
             """out_rec(n, recsize), to_user_rec(n, recsize) or peek_rec(recsize)."""
             self._step()
@@ -755,66 +1041,95 @@ def make_state_machine(
                 STATS.edges["out_rec incomplete"] += 1
 
         # ------------------------------------------------------------- state
-        @rule(bad=st.sampled_from(_BAD_CALLS))
-        def bad_call(self, bad: Tuple[str, tuple]) -> None:
-            """A refused call: the same exception type on both sides, nothing changed."""
+        @rule(bad=st.sampled_from(bad_calls))
+        def bad_call(self, bad: int) -> None:
+            """A refused call: an exception of the kind wanted, nothing changed."""
             self._step()
-            name, args = bad
-            exc = self.call(name, *args, refused=True)
+            assert checks is not None
+            name, args = _BAD_CALLS[bad]
+            category = _BAD_CATEGORY[bad]
+            wanted = checks[category]
+            exc = self.call(name, *args, refused=True, allowed=None if wanted == "kfifo" else wanted)
             assert isinstance(exc, Exception), f"the model accepted {name}{args!r}"
-            if isinstance(exc, TypeError):
-                STATS.edges["wrong type"] += 1
-            elif isinstance(exc, OverflowError):
-                STATS.edges["count >= 2**32"] += 1
-            elif isinstance(exc, ValueError):
-                is_rec = name.endswith("_rec")
-                STATS.edges["invalid recsize" if is_rec and args[-1] not in (0, 1, 2) else "negative count"] += 1
+            STATS.edges[category] += 1
 
         @rule()
         def drain_and_refill(self) -> None:
             """Compare the whole content, then put it back (on both sides)."""
             self._step()
             content = self.drain()
-            self.call("in_", content, srcs=[_Lazy(_bytes_src, content)])
+            self.call(put_methods[0], content, srcs=[_Lazy(_bytes_src, content)])
 
         def drain(self) -> bytes:
+            assert self.model is not None
             STATS.edges["content drained"] += 1
             n = self.model.len()
             before = self._state()
-            content = self.call("out", n)
-            self._edges("out", before, moved_out=n)
+            content = bytes(self.call(get_out[0], n))
+            self._edges(get_out[0], before, moved_out=n)
             return content
+
+        def drain_records(self) -> None:
+            """Take records until the fifo is empty or holds no whole one."""
+            assert self.model is not None
+            recsize = self.recsize
+            while self.model.len() and (
+                    recsize == 0 or recsize + self.model.peek_rec(recsize) <= self.model.len()):
+                n = self.model.len() if recsize == 0 else self.model.peek_rec(recsize)
+                self.call(rec_out[0], n, recsize)
 
         # -------------------------------------------------------- invariants
         @invariant()
         def queries_agree(self) -> None:
             if self.model is None:
                 return
-            for name in _QUERIES:
+            for name in queries:
                 self.call(name, record=False)
+            if "__len__" not in ops:
+                return
             expected = len(self.model)
             got = len(self.fifo)
             if got != expected:
                 self._fail(f"assert len(f) == {expected}", f"len(f) is {got}; expected {expected}")
 
         def teardown(self) -> None:
-            """Compare what is left, then check that free() makes every call raise."""
+            """Compare what is left; free the fifo (and with Kfifo's argument
+            checks, check that every call then raises ValueError)."""
             if self.model is None or self.failed:
                 return
-            self.drain()
-            if not hasattr(self.fifo, "free"):
+            if get_out:
+                self.drain()
+            elif rec_out:
+                self.drain_records()
+            if "free" not in ops:
                 return
             self.call("free")
+            if not strict:
+                return
             for name, args in (("len", ()), ("in_", (b"x",)), ("out", (1,)), ("peek_rec", (1,))):
-                self.call(name, *args, refused=True)
+                if name in ops:
+                    self.call(name, *args, refused=True)
             STATS.edges["calls after free"] += 1
 
+    get_out = have("out", "to_user")
+    disabled = {
+        "put": not put_methods, "get": not get_methods, "drop": not drop_methods,
+        "locked": not ({"in_locked", "out_locked"} <= ops and lock_factory is not None),
+        "put_rec": not rec_in, "get_rec": not (rec_in and get_rec_methods), "bad_call": not bad_calls,
+        "drain_and_refill": not (put_methods and get_out),
+    }
+    for rule_name, off in disabled.items():
+        if off:
+            setattr(_Machine, rule_name, None)  # Hypothesis collects no rule from it
     name = getattr(factory, "__qualname__", None) or type(factory).__name__
-    KfifoStateMachine.__name__ = KfifoStateMachine.__qualname__ = f"KfifoStateMachine_{name.replace('.', '_')}"
-    KfifoStateMachine.TestCase.settings = settings(
-        deadline=None, suppress_health_check=_QUIET_CHECKS
+    _Machine.__name__ = _Machine.__qualname__ = f"KfifoStateMachine_{name.replace('.', '_')}"
+    _Machine.operations = ops
+    _Machine.recsizes = tuple(allowed_recsizes)
+    _Machine.TestCase.settings = settings(
+        deadline=None, suppress_health_check=_QUIET_CHECKS,
+        phases=[p for p in settings.default.phases if p != Phase.explain],
     )
-    return KfifoStateMachine
+    return _Machine
 
 
 def _difference(got: Any, expected: Any) -> str:
