@@ -419,6 +419,8 @@ _REC_LENGTHS = st.one_of(
     st.integers(0, 12),
     _HEADER_LIMITS,
     st.tuples(st.sampled_from(["avail", "to_end", "last"]), st.integers(-3, 1)),
+    # The length that makes the next record's header straddle the buffer's end.
+    st.just(("split", 0)),
 )
 #: The records a new fifo holds: it is empty, the one moment a record at the
 #: header limit is sure to fit if the fifo can hold it, so they lean there.
@@ -699,6 +701,9 @@ def make_state_machine(
         st.sampled_from(with_header), st.sampled_from(allowed_recsizes))
     recsize_choices = st.sampled_from([None] + (allowed_recsizes if len(allowed_recsizes) > 1 else []))
     kind_strategy = st.sampled_from(kinds)
+    # What a consumer does right after records are stored: take one (the
+    # capacity), or skip one.
+    take_strategy = st.one_of(_CAPACITIES, st.just("skip_rec")) if "skip_rec" in ops else _CAPACITIES
 
     class _Machine(KfifoStateMachine):
         """``factory(size, start=start)`` and :class:`KfifoModel`, driven side by side."""
@@ -806,7 +811,7 @@ def make_state_machine(
                     "peek": lambda: (self.call("peek_rec", recsize) if "peek_rec" in ops
                                      else model.peek_rec(recsize)),
                     "to_end": lambda: -model.in_index & (model.size() - 1),
-                    "from_end": lambda: -model.out_index & (model.size() - 1),
+                    "split": lambda: (-model.in_index - recsize - 1) & (model.size() - 1),
                     "last": lambda: self.last_length,
                     "limit": lambda: (255, 255, 65535)[recsize]}[what]()
             return max(0, base + delta)
@@ -970,7 +975,7 @@ def make_state_machine(
         # ----------------------------------------------------------- records
         @rule(method=st.sampled_from(rec_in),
               lengths=st.lists(_REC_LENGTHS, min_size=2, max_size=3), seed=_SEEDS,
-              kind=kind_strategy, recsize=recsize_choices, take=st.lists(_CAPACITIES, max_size=2))
+              kind=kind_strategy, recsize=recsize_choices, take=st.lists(take_strategy, max_size=2))
         def put_rec(self, method: str, lengths: List[Any], seed: int, kind: str, recsize: Optional[int],
                     take: List[Any]) -> None:
             """Two or three records with one header size, then up to two taken
@@ -986,10 +991,13 @@ def make_state_machine(
             for i, length in enumerate(lengths):
                 self._put_rec(method, self._length(length, recsize), (seed + 67 * i) % 251, kind, recsize)
             if not rec_out:
-                return
-            taker = "to_user_rec" if method == "from_user_rec" and "to_user_rec" in ops else rec_out[0]
+                take = [t for t in take if t == "skip_rec"]
+            taker = "to_user_rec" if method == "from_user_rec" and "to_user_rec" in ops else (rec_out or [""])[0]
             for capacity in take:
-                self._get_rec(taker, capacity, recsize)
+                if capacity == "skip_rec":
+                    self._skip_rec(recsize, self._state())
+                else:
+                    self._get_rec(taker, capacity, recsize)
 
         def _put_rec(self, method: str, n: int, seed: int, kind: str, recsize: int) -> None:
             assert self.model is not None
