@@ -2,9 +2,11 @@
 """The state machine must catch real bugs, not just agree with a correct fifo.
 
 Each class below is :class:`kfifo.model.KfifoModel` with one bug planted:
-the six seed bugs of API.md 1.7, a user's ``out_rec`` that copies up to the
-caller's capacity, an off-by-one in ``avail``, and two ways of losing a
-wraparound.  Every one must be found by the generation phase of
+the six seed bugs of the contract's "Seed bugs we fix", a user's ``out_rec``
+that copies up to the caller's capacity, an off-by-one in ``avail``, two
+ways of losing a wraparound, and fifteen bugs ring buffers had in the wild
+(``WILD``: off-by-ones at the wrap, the record header, full and empty, each
+with the project it comes from).  Every one must be found by the generation phase of
 the state machine within a fixed budget of examples; the number of
 examples, steps and seconds it took is recorded and printed at the end of
 the session (``tests/conftest.py``).
@@ -447,11 +449,14 @@ def test_state_machine_finds_planted_bug(broken):
     print(f"{broken.__name__}: found after {examples} examples, {steps} steps, {seconds:.2f} s")
 
 
-def test_shrunk_reproduction_replays_the_bug_and_agrees_with_the_model():
+def test_shrunk_reproduction_replays_the_bug_and_agrees_with_the_model(capsys):
     found = hunt(StaleHeader, shrink=True)
     assert found is not None
     snippet = found.trace.snippet()
-    assert snippet in str(found)
+    # Printed once, clean, to stderr by the final run; the exception points there.
+    err = capsys.readouterr().err
+    assert "shrinking it to a short reproduction" in err
+    assert snippet in err and found.printed and snippet not in str(found)
     assert "make_fifo = StaleHeader" in snippet
     steps = [line for line in snippet.splitlines() if line.startswith(("assert", "f.", "f =", "raises", "buf"))]
     # Shrunk: usually create, 2-4 calls and the failing check; Hypothesis's
@@ -468,3 +473,8 @@ def test_shrunk_reproduction_replays_the_bug_and_agrees_with_the_model():
 
 def test_correct_model_survives_the_same_budget():
     assert hunt(KfifoModel, max_examples=200) is None
+
+
+def test_wild_bugs_are_ten_or_more_distinct_classes():
+    assert len(WILD) >= 10 and len(set(WILD)) == len(WILD)
+    assert all(cls.__doc__ and "Boundary" in cls.__doc__ for cls in WILD)

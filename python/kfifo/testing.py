@@ -9,16 +9,21 @@ Install with ``pip install kfifo[testing]``.  In your tests::
 ``make_state_machine(factory)`` returns a
 :class:`~hypothesis.stateful.RuleBasedStateMachine` that creates
 ``factory(size, start=start)`` next to a :class:`kfifo.model.KfifoModel`
-and drives both with the same random sequence of calls of the public API
-(API.md 2.1): byte stream, records with ``recsize`` 0/1/2 and invalid ones,
-skips, peeks, resets, bad arguments, and the size queries.  Every return
-value is compared; the size queries are compared after every step; the
-content is compared whenever bytes come out, by an occasional
-"drain and refill" step, and at the end of every example.
+and drives both with the same random sequence of calls: byte stream,
+records with ``recsize`` 0/1/2, skips, peeks, resets and the size queries
+-- those of them your fifo has (:func:`find_operations`, or
+``operations=``; :data:`FEATURES` lists them).  Every return value is
+compared; the size queries are compared after every step; the content is
+compared whenever bytes come out, by an occasional "drain and refill" step,
+and at the end of every example.  Bad arguments are tried only when you ask
+(``check_arguments=``); ``start=`` is used when the factory takes it.
 
-When the two disagree the error message holds a runnable Python snippet
-that replays the shortest failing sequence on your fifo alone, with the
-model's answers written as ``assert`` statements.
+A C ring buffer is tested through ctypes: subclass :class:`CFifo` with its
+library and a mapping from operations to its functions.
+
+When the two disagree the machine prints, on stderr, a runnable Python
+snippet that replays the shortest failing sequence on your fifo alone, with
+the model's answers written as ``assert`` statements.
 
 Aim
 ---
@@ -122,7 +127,7 @@ _QUIET_CHECKS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.f
 #: Every phase but "explain": the machine prints its own reproduction.
 _PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
 #: The profiles :func:`register_profiles` registers (name -> settings keywords).
-PROFILES = {
+PROFILES: Dict[str, Dict[str, Any]] = {
     "kfifo-dev": dict(max_examples=100, stateful_step_count=50),
     "kfifo-ci": dict(max_examples=200, stateful_step_count=50, print_blob=True),
     "kfifo-long": dict(max_examples=20_000, stateful_step_count=100),
@@ -157,7 +162,7 @@ def load_profile(name: Optional[str] = None) -> str:
 # ----------------------------------------------------------------------
 # Coverage accounting
 # ----------------------------------------------------------------------
-#: Every operation the machine can call (the public API of API.md 2.1); the
+#: Every operation the machine can call (the public API of kfifo.Kfifo); the
 #: locked calls only when the machine has a ``lock_factory``.
 OPERATIONS = (
     "in_", "from_user", "out", "to_user", "out_into",
@@ -207,8 +212,8 @@ class Stats:
     def reset(self) -> None:
         self.examples = 0
         self.steps = 0
-        self.ops: Counter = Counter()
-        self.edges: Counter = Counter()
+        self.ops: Counter[str] = Counter()
+        self.edges: Counter[str] = Counter()
         #: (examples, steps, seconds) when the first mismatch was seen.
         self.first_failure: Optional[Tuple[int, int, float]] = None
         #: The trace of the most recent example (after a failure: the shrunk one).
@@ -309,7 +314,8 @@ class _Lazy:
     __slots__ = ("fn", "args", "text")
 
     def __init__(self, fn: Callable[..., str], *args: Any) -> None:
-        self.fn, self.args, self.text = fn, args, None
+        self.fn, self.args = fn, args
+        self.text: Optional[str] = None
 
     def __str__(self) -> str:
         if self.text is None:
@@ -431,7 +437,8 @@ _CAPACITIES = st.one_of(
     _COUNTS,
 )
 _SEEDS = st.integers(0, 250)
-try:  # numpy arrays are bytes-like inputs too (API.md 2.1), when numpy is there
+_np: Any
+try:  # numpy arrays are bytes-like inputs too, when numpy is there
     import numpy as _np
 except ImportError:  # pragma: no cover
     _np = None
@@ -477,7 +484,7 @@ FEATURES = {
 _ALL_KINDS = ["bytes", "bytearray", "memoryview", "array"] + (["numpy"] if _np else [])
 
 
-def _bad_category(name: str, args: tuple) -> str:
+def _bad_category(name: str, args: Tuple[Any, ...]) -> str:
     """Which of :data:`ARGUMENT_ERRORS` the bad call ``name(*args)`` is."""
     try:
         getattr(KfifoModel(8), name)(*args)
@@ -656,6 +663,13 @@ def make_state_machine(
             lock_factory = getattr(kfifo, "SpinLock", None)
         if check_arguments is None:
             check_arguments = "kfifo"
+    return _make_machine(factory, lock_factory, operations, start, recsizes, sizes, check_arguments, inputs)
+
+
+def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[], Any]],
+                  operations: Optional[Iterable[str]], start: Optional[bool], recsizes: Optional[Iterable[int]],
+                  sizes: Optional[Union[Iterable[int], SearchStrategy[int]]], check_arguments: _Checks,
+                  inputs: Optional[Iterable[str]]) -> Type[KfifoStateMachine]:
     checks = _argument_checks(check_arguments)
     strict = checks is not None and all(v == "kfifo" for v in checks.values())
     if operations is None:
@@ -716,7 +730,7 @@ def make_state_machine(
             self.lock: Any = None
             self.failed = False
             self.trace = Trace(factory, lock_factory)
-            self.recsize = allowed_recsizes[-1]  # of the records last stored; see _RECSIZE_CHOICES
+            self.recsize: int = allowed_recsizes[-1]  # of the records last stored; see recsize_choices
             self.last_length = 0  # of the last data stored or taken
             STATS.trace = self.trace
             STATS.examples += 1
@@ -745,7 +759,7 @@ def make_state_machine(
             raise exc
 
         def call(self, name: str, *args: Any, srcs: Optional[List[Any]] = None,
-                 record: bool = True, model_args: Optional[tuple] = None, refused: bool = False,
+                 record: bool = True, model_args: Optional[Tuple[Any, ...]] = None, refused: bool = False,
                  allowed: Any = None) -> Any:
             """Call ``name(*args)`` on both sides; compare results or exception types.
 
@@ -809,15 +823,15 @@ def make_state_machine(
             model = self.model
             if recsize not in allowed_recsizes:  # a byte count relative to the next record
                 recsize = self.recsize
-            base = {"avail": model.avail, "size": model.size, "len": model.len,
+            base: Dict[str, Callable[[], Any]] = {"avail": model.avail, "size": model.size, "len": model.len,
                     # As a user would: ask the fifo under test (and check its answer).
                     "peek": lambda: (self.call("peek_rec", recsize) if "peek_rec" in ops
                                      else model.peek_rec(recsize)),
                     "to_end": lambda: -model.in_index & (model.size() - 1),
                     "split": lambda: (-model.in_index - recsize - 1) & (model.size() - 1),
                     "last": lambda: self.last_length,
-                    "limit": lambda: (255, 255, 65535)[recsize]}[what]()
-            return max(0, base + delta)
+                    "limit": lambda: (255, 255, 65535)[recsize]}
+            return max(0, int(base[what]()) + int(delta))
 
         def _recsize(self, choice: Optional[int], storing: bool = False) -> int:
             """``choice``, or the recsize of the records last stored if it is None."""
@@ -1138,7 +1152,7 @@ def make_state_machine(
     _Machine.recsizes = tuple(allowed_recsizes)
     _Machine.TestCase.settings = settings(
         deadline=None, suppress_health_check=_QUIET_CHECKS,
-        phases=[p for p in settings.default.phases if p != Phase.explain],
+        phases=[p for p in (settings.default or settings()).phases if p != Phase.explain],
     )
     return _Machine
 
@@ -1268,7 +1282,7 @@ class CFifo:
         if fixed:
             if cls.recsize not in (0, 1, 2):
                 raise ValueError(f"{cls.__name__}.recsize must be 0, 1 or 2, got {cls.recsize!r}")
-            cls.recsizes = (int(cls.recsize),)  # type: ignore[arg-type]
+            cls.recsizes = (int(cls.recsize),)
         cls._c = {}
         for op, cname in cls.functions.items():
             try:
@@ -1346,7 +1360,7 @@ def _c_out(op: str) -> Callable[..., bytes]:
     def method(self: CFifo, n: int) -> bytes:
         buf = self._buffer(n)
         got = int(self._c[op](self._h(), buf, n))
-        return buf.raw[:got]
+        return bytes(buf.raw[:got])
     method.__name__ = op
     return method
 
