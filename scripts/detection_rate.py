@@ -19,6 +19,8 @@ count detections faster while tuning the strategies.
 
 It takes minutes (``--jobs`` processes, 2 by default); it is not part of
 the test-suite, which runs each planted bug once with a larger budget.
+The reproductions the runs print go to stderr: ``2>/dev/null`` keeps the
+table alone.
 """
 from __future__ import annotations
 
@@ -120,6 +122,8 @@ def main(argv=None) -> int:
         print(f"{'bug':<24} {'caught':>8} {'median ex.':>10} {'max ex.':>8} {what:>9} {'max s':>7}")
         seeds = range(args.first_seed, args.first_seed + args.runs)
         rows = []
+        # A run that does not shrink would print a long unshrunk reproduction.
+        kfifo.testing.PRINT_REPRODUCTION = not args.no_shrink
         with ProcessPoolExecutor(max_workers=args.jobs, initializer=_limit_memory) as pool:
             for name in names:
                 results = list(pool.map(one_run, [name] * len(seeds), seeds, [args.max_examples] * len(seeds),
