@@ -254,6 +254,21 @@ def test_correct_model_passes_every_subset_of_features():
         run(make_state_machine(KfifoModel, operations=ops), max_examples=30)
 
 
+def test_sizes_and_start_options_are_obeyed():
+    made = []
+
+    class Recording(LaxRing):
+        def __init__(self, size, start=0):
+            made.append((size, start))
+            super().__init__(size, start)
+
+    run(make_state_machine(Recording, sizes=[4, 16], start=False), max_examples=20)
+    assert made and {size for size, _ in made} <= {4, 16} and {start for _, start in made} == {0}
+    made.clear()
+    run(make_state_machine(Recording), max_examples=20)
+    assert any(start > 2 ** 31 for _, start in made)  # start= is found and used
+
+
 def test_operations_found_on_a_factory_function():
     def make(size, start=0):
         return ByteRing(size)
