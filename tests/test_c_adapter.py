@@ -42,8 +42,12 @@ FAST = settings(max_examples=40, stateful_step_count=30, deadline=None, database
                 suppress_health_check=list(HealthCheck), phases=[Phase.generate])
 
 
+def _pythonpath():
+    return os.pathsep.join(filter(None, [str(EXAMPLE), os.environ.get("PYTHONPATH")]))
+
+
 def _pytest_example(tmp_path, planted_bug):
-    env = dict(os.environ, RING_PLANTED_BUG="1" if planted_bug else "0", PYTHONPATH=str(EXAMPLE))
+    env = dict(os.environ, RING_PLANTED_BUG="1" if planted_bug else "0", PYTHONPATH=_pythonpath())
     # From an empty directory, so that Hypothesis's example database lands there.
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            "--hypothesis-seed=0", str(EXAMPLE / "test_ring.py")],
@@ -66,7 +70,7 @@ def test_c_ring_planted_bug_is_caught_with_a_reproduction_that_runs_as_printed(t
     assert "from test_ring import Ring" in snippet and "\nE " not in snippet
     script = tmp_path / "repro.py"
     script.write_text(snippet)
-    env = dict(os.environ, PYTHONPATH=str(EXAMPLE))
+    env = dict(os.environ, PYTHONPATH=_pythonpath())
     buggy = subprocess.run([sys.executable, str(script)], env=dict(env, RING_PLANTED_BUG="1"),
                            capture_output=True, text=True, timeout=120)
     assert buggy.returncode == 1 and "AssertionError" in buggy.stderr, buggy.stderr
