@@ -442,14 +442,6 @@ try:  # numpy arrays are bytes-like inputs too, when numpy is there
     import numpy as _np
 except ImportError:  # pragma: no cover
     _np = None
-_KINDS = st.sampled_from(["bytes", "bytearray", "memoryview", "array"] + (["numpy"] if _np else []))
-#: The header size of the records a new fifo holds (and of most records of
-#: the example): 1 and 2, which have a header to get wrong, five times in six.
-_RECSIZES = st.one_of(st.sampled_from([1, 2]), st.sampled_from([1, 2, 0]))
-#: A record call's recsize: None (drawn most often, and what shrinking goes
-#: to) is the recsize of the records last stored, as a producer and a
-#: consumer agree on it: the records a call takes were stored with it.
-_RECSIZE_CHOICES = st.sampled_from([None, 0, 1, 2])
 
 _BAD_CALLS = [
     ("in_", ("text",)), ("in_", (5,)), ("in_", (None,)), ("from_user", ([1, 2],)),
@@ -711,9 +703,14 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
         sizes if isinstance(sizes, SearchStrategy) else st.sampled_from(sorted(set(sizes)))
     )
     start_strategy = _STARTS if with_start else st.just(0)
+    # The header size of the records a new fifo holds (and of most records of
+    # the example): those with a header to get wrong (1, 2) five times in six.
     with_header = [r for r in allowed_recsizes if r]
     recsize_strategy = st.sampled_from(allowed_recsizes) if not with_header else st.one_of(
         st.sampled_from(with_header), st.sampled_from(allowed_recsizes))
+    # A record call's recsize: None (drawn most often, and what shrinking goes
+    # to) is the recsize of the records last stored, as a producer and a
+    # consumer agree on it: the records a call takes were stored with it.
     recsize_choices = st.sampled_from([None] + (allowed_recsizes if len(allowed_recsizes) > 1 else []))
     kind_strategy = st.sampled_from(kinds)
     # What a consumer does right after records are stored: take one (the
