@@ -4,17 +4,23 @@
 For every planted bug of ``tests/test_planted_bugs.py`` (and, as a control,
 the correct model) this runs the state machine ``--runs`` times, each run a
 fresh Hypothesis test at the settings a user gets from
-``make_state_machine(factory).TestCase`` (the loaded profile, ``dev`` by
-default: 100 examples of up to 50 steps), with ``database=None`` and its own
-seed, and counts the runs that report a mismatch.  Shrinking is skipped: it
-starts only after the bug is found and cannot change the count.
+``make_state_machine(factory).TestCase`` (the loaded profile, ``kfifo-dev``
+by default: 100 examples of up to 50 steps, every phase but "explain"),
+with ``database=None`` and its own seed, and counts the runs that report a
+mismatch.  Each run is timed from its start to the moment the shrunk
+reproduction is ready to print (generation, shrinking and the final
+replay): the time a user waits.  ``--no-shrink`` skips shrinking, to
+count detections faster while tuning the strategies.
 
     nice -n 10 python scripts/detection_rate.py                 # 100 runs per bug
     nice -n 10 python scripts/detection_rate.py --runs 20 --bug CopiesUpToCapacity
     nice -n 10 python scripts/detection_rate.py --time 10 --runs 0   # time a default run
+    nice -n 10 python scripts/detection_rate.py --markdown     # the table of docs/testing-your-fifo.rst
 
 It takes minutes (``--jobs`` processes, 2 by default); it is not part of
 the test-suite, which runs each planted bug once with a larger budget.
+The reproductions the runs print go to stderr: ``2>/dev/null`` keeps the
+table alone.
 """
 from __future__ import annotations
 
@@ -33,9 +39,11 @@ from hypothesis.stateful import run_state_machine_as_test  # noqa: E402
 
 import test_planted_bugs  # noqa: E402
 from kfifo.model import KfifoModel  # noqa: E402
+import kfifo.testing  # noqa: E402
 from kfifo.testing import STATS, KfifoMismatch, load_profile, make_state_machine  # noqa: E402
 
 PROFILE = load_profile()
+kfifo.testing.PROGRESS = False  # no progress lines from the worker processes
 
 
 def _factories() -> dict:
@@ -49,14 +57,15 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
 
-def one_run(name: str, run_seed: int, max_examples: int = 0):
+def one_run(name: str, run_seed: int, max_examples: int = 0, shrink: bool = True):
     """``(caught, examples until the mismatch or run, seconds)`` for one seeded run."""
     machine = seed(run_seed)(make_state_machine(_factories()[name]))
+    defaults = machine.TestCase.settings
     run_settings = settings(
-        machine.TestCase.settings, database=None,
-        max_examples=max_examples or machine.TestCase.settings.max_examples,
-        phases=[Phase.explicit, Phase.generate, Phase.target],
-        suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
+        defaults, database=None,
+        max_examples=max_examples or defaults.max_examples,
+        phases=[p for p in defaults.phases if shrink or p != Phase.shrink],
+        suppress_health_check=list(HealthCheck),
     )
     STATS.reset()
     t0 = time.monotonic()
@@ -92,6 +101,10 @@ def main(argv=None) -> int:
                         help="N examples per run instead of the default (to see the margin)")
     parser.add_argument("--time", type=int, default=0, metavar="N",
                         help="also time N default runs on kfifo.Kfifo")
+    parser.add_argument("--no-shrink", action="store_true",
+                        help="count detections only (no shrinking, no time to reproduction)")
+    parser.add_argument("--markdown", action="store_true",
+                        help="print the table as reST grid rows for docs/testing-your-fifo.rst")
     args = parser.parse_args(argv)
 
     names = args.bug or list(_factories())
@@ -105,17 +118,28 @@ def main(argv=None) -> int:
           f"seeds {args.first_seed}..{args.first_seed + args.runs - 1}", flush=True)
 
     if args.runs:
-        print(f"{'bug':<20} {'caught':>8} {'median ex.':>10} {'max ex.':>8} {'s/run':>6}")
+        what = "s/run" if args.no_shrink else "median s"
+        print(f"{'bug':<24} {'caught':>8} {'median ex.':>10} {'max ex.':>8} {what:>9} {'max s':>7}")
         seeds = range(args.first_seed, args.first_seed + args.runs)
+        rows = []
+        # A run that does not shrink would print a long unshrunk reproduction.
+        kfifo.testing.PRINT_REPRODUCTION = not args.no_shrink
         with ProcessPoolExecutor(max_workers=args.jobs, initializer=_limit_memory) as pool:
             for name in names:
-                results = list(pool.map(one_run, [name] * len(seeds), seeds, [args.max_examples] * len(seeds)))
+                results = list(pool.map(one_run, [name] * len(seeds), seeds, [args.max_examples] * len(seeds),
+                                        [not args.no_shrink] * len(seeds)))
                 hits = [ex for caught, ex, _ in results if caught]
                 med = f"{statistics.median(hits):g}" if hits else "-"
                 top = f"{max(hits)}" if hits else "-"
-                secs = statistics.mean(s for _, _, s in results)
-                print(f"{name:<20} {len(hits):>4}/{len(results):<3} {med:>10} {top:>8} {secs:>6.2f}",
-                      flush=True)
+                times = [s for caught, _, s in results if caught] or [s for _, _, s in results]
+                secs = statistics.mean(times) if args.no_shrink else statistics.median(times)
+                print(f"{name:<24} {len(hits):>4}/{len(results):<3} {med:>10} {top:>8} {secs:>9.2f} "
+                      f"{max(times):>7.2f}", flush=True)
+                rows.append((name, len(hits), len(results), med, secs, max(times)))
+        if args.markdown:
+            print()
+            for name, hit, runs, med, secs, top in rows:
+                print(f"   * - ``{name}``\n     - {hit}/{runs}\n     - {med}\n     - {secs:.1f}\n     - {top:.1f}")
     if args.time:
         wall, cpu = time_default_run(args.time)
         print(f"default run on kfifo.Kfifo ({len(wall)} runs): median {statistics.median(wall):.2f} s "

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 """Test configuration: the Hypothesis profile, and a report of the planted-bug hunt.
 
-``KFIFO_HYPOTHESIS_PROFILE`` selects the profile (``dev`` by default, ``ci``
-in CI, ``long`` for a campaign); see :mod:`kfifo.testing`.
+``KFIFO_HYPOTHESIS_PROFILE`` selects the profile (``kfifo-dev`` by default,
+``ci`` - that is ``kfifo-ci`` - in CI, ``long`` for a campaign); see
+:mod:`kfifo.testing`, which registers them under ``kfifo-`` names so that
+no profile of the user's is touched.
 """
 from kfifo.testing import load_profile
 
@@ -22,6 +24,6 @@ def pytest_terminal_summary(terminalreporter):
         return
     tr = terminalreporter
     tr.section("planted bugs: time to first mismatch (generation only)")
-    tr.write_line(f"{'bug':<18} {'examples':>8} {'steps':>7} {'seconds':>8}")
+    tr.write_line(f"{'bug':<24} {'examples':>8} {'steps':>7} {'seconds':>8}")
     for name, (examples, steps, seconds, _) in found.items():
-        tr.write_line(f"{name:<18} {examples:>8} {steps:>7} {seconds:>8.2f}")
+        tr.write_line(f"{name:<24} {examples:>8} {steps:>7} {seconds:>8.2f}")

@@ -10,18 +10,23 @@ import sys
 TESTS = pathlib.Path(__file__).resolve().parent
 
 
-def fuzz(*args, factory=None, timeout=240):
+def _env():
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
     env.pop("KFIFO_FUZZ_FACTORY", None)
+    return env
+
+
+def fuzz(*args, factory=None, timeout=240, cwd=TESTS):
+    env = _env()
     if factory:
         env["KFIFO_FUZZ_FACTORY"] = factory
-    return subprocess.run([sys.executable, "-m", "kfifo", "fuzz", *args], env=env, cwd=str(TESTS),
+    return subprocess.run([sys.executable, "-m", "kfifo", "fuzz", *args], env=env, cwd=str(cwd),
                           capture_output=True, text=True, timeout=timeout)
 
 
-def test_fuzz_on_the_c_core_passes_and_reports_coverage():
-    proc = fuzz("--seconds", "2")
+def test_fuzz_on_the_c_core_passes_and_reports_coverage(tmp_path):
+    proc = fuzz("--seconds", "2", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     assert "fuzzing kfifo.Kfifo" in out
@@ -31,7 +36,7 @@ def test_fuzz_on_the_c_core_passes_and_reports_coverage():
 
 
 def test_fuzz_on_a_broken_fifo_exits_1_with_a_runnable_reproduction(tmp_path):
-    proc = fuzz("--seconds", "60", "--quiet", factory="test_planted_bugs:PeekAvail")
+    proc = fuzz("--seconds", "60", "--quiet", factory="test_planted_bugs:PeekAvail", cwd=tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     out = proc.stdout
     assert "MISMATCH" in out
@@ -46,9 +51,30 @@ def test_fuzz_on_a_broken_fifo_exits_1_with_a_runnable_reproduction(tmp_path):
     assert "AssertionError" in replay.stderr
 
 
-def test_fuzz_hidden_factory_option_wins_over_the_environment():
+def test_a_failure_found_by_fuzz_replays_from_the_example_database(tmp_path):
+    proc = fuzz("--seconds", "60", "--quiet", factory="test_planted_bugs:AvailOffByOne", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "example database" in proc.stdout
+    assert (tmp_path / ".hypothesis" / "examples").is_dir()
+    # What a pytest run of make_state_machine(AvailOffByOne).TestCase does from
+    # that directory: the reuse phase alone finds the failure again.
+    replay = subprocess.run([sys.executable, "-c", (
+        "from hypothesis import Phase, settings\n"
+        "from hypothesis.stateful import run_state_machine_as_test\n"
+        "from kfifo.testing import KfifoMismatch, make_state_machine\n"
+        "from test_planted_bugs import AvailOffByOne\n"
+        "try:\n"
+        "    run_state_machine_as_test(make_state_machine(AvailOffByOne),\n"
+        "                              settings=settings(phases=[Phase.reuse], deadline=None))\n"
+        "except KfifoMismatch:\n"
+        "    print('replayed')\n")],
+        cwd=str(tmp_path), env=_env(), capture_output=True, text=True, timeout=120)
+    assert replay.stdout.strip() == "replayed", replay.stdout + replay.stderr
+
+
+def test_fuzz_hidden_factory_option_wins_over_the_environment(tmp_path):
     proc = fuzz("--seconds", "60", "--quiet", "--factory", "test_planted_bugs:AvailOffByOne",
-                factory="kfifo.model:KfifoModel")
+                factory="kfifo.model:KfifoModel", cwd=tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "make_fifo = AvailOffByOne" in proc.stdout
 

@@ -2,9 +2,11 @@
 """The state machine must catch real bugs, not just agree with a correct fifo.
 
 Each class below is :class:`kfifo.model.KfifoModel` with one bug planted:
-the six seed bugs of API.md 1.7, a user's ``out_rec`` that copies up to the
-caller's capacity, an off-by-one in ``avail``, and two ways of losing a
-wraparound.  Every one must be found by the generation phase of
+the six seed bugs of the contract's "Seed bugs we fix", a user's ``out_rec``
+that copies up to the caller's capacity, an off-by-one in ``avail``, two
+ways of losing a wraparound, and fifteen bugs ring buffers had in the wild
+(``WILD``: off-by-ones at the wrap, the record header, full and empty, each
+with the project it comes from).  Every one must be found by the generation phase of
 the state machine within a fixed budget of examples; the number of
 examples, steps and seconds it took is recorded and printed at the end of
 the session (``tests/conftest.py``).
@@ -188,10 +190,237 @@ class LostBufferWrap(KfifoModel):
         self._buffer[off:off + first] = data[:first]
 
 
-PLANTED = [
+# ----------------------------------------------------------------------
+# Bugs ring buffers had in the wild (issue trackers and fixes of JACK,
+# PortAudio, DPDK, the kernel's kfifo and embedded rings), each moved onto
+# the model.  The class docstring names the boundary the bug lives on.
+# ----------------------------------------------------------------------
+class FullLooksEmpty(KfifoModel):
+    """Indices kept masked to the buffer, so ``in == out`` is both empty and
+    full: a full fifo reads as empty (littlekernel lk's cbuf, PR 173;
+    SnowflakeOS's ringbuffer, PR 26).  Boundary: full."""
+
+    def _len(self):
+        return (self._in - self._out) & (self._size - 1)
+
+
+class WrapSecondChunkOffByOne(KfifoModel):
+    """The part of a write that continues at the buffer's start is taken one
+    byte too far into the data (``copy(buf[0:], p[c1+1:])``, smallnest's Go
+    ringbuffer, issue 1); the last slot it should fill keeps stale data.
+    Boundary: the wrap of a write."""
+
+    def _put(self, index, data):
+        off = index & (self._size - 1)
+        first = min(len(data), self._size - off)
+        self._buffer[off:off + first] = data[:first]
+        rest = data[first + 1:]
+        self._buffer[:len(rest)] = rest
+
+
+class ReadWrapMissing(KfifoModel):
+    """A read that crosses the buffer's end goes on reading past it instead
+    of continuing at the start (mpv's mp_ring_read_cb, PR 275: noise whenever
+    the JACK output ring wrapped).  Past the end lies other memory, zeros
+    here.  Boundary: the wrap of a read."""
+
+    def _get(self, index, n):
+        off = index & (self._size - 1)
+        first = min(n, self._size - off)
+        return bytes(self._buffer[off:off + first]) + bytes(n - first)
+
+
+class UnderReportsWhenWrapped(KfifoModel):
+    """Free space is one byte short whenever the stored data wraps around
+    the buffer's end: the reserved slot is placed at the physical end
+    instead of before the reader (crun's ring_buffer iovec helpers, issue
+    2191).  Boundary: the wrap, near full."""
+
+    def _avail(self):
+        stored = self._len()
+        wrapped = (self._out & (self._size - 1)) + stored > self._size
+        return self._size - stored - (1 if wrapped and stored < self._size else 0)
+
+
+class RecordLengthSlotShared(KfifoModel):
+    """Record lengths kept in one variable instead of one per record
+    (``*(pfo->plen) = len`` for ``pfo->plen[pfo->wridx]``, QO100_Transceiver's
+    kmfifo, issue 26): every record reads as long as the last one written.
+    Boundary: the record header, with more than one record stored."""
+
+    _last_written = None
+
+    def in_rec(self, data, recsize):
+        ret = super().in_rec(data, recsize)
+        if ret == 0 and recsize in (1, 2):
+            self._last_written = len(memoryview(data).cast("B"))
+        return ret
+
+    def _header(self, recsize):
+        length = super()._header(recsize)
+        if self._len() >= recsize and self._last_written is not None:
+            return self._last_written
+        return length
+
+
+class PeekClearsFull(KfifoModel):
+    """A ring with a "full" flag whose peek clears it (awtk's ring_buffer_peek,
+    issue 359): after peeking at a full fifo, ``in == out`` reads as empty and
+    its content is lost.  Boundary: full."""
+
+    def peek_rec(self, recsize):
+        full = not self._freed and self._avail() == 0
+        length = super().peek_rec(recsize)
+        if full:
+            self._out = self._in
+        return length
+
+
+class RecordRoomIgnoresHeader(KfifoModel):
+    """``in_rec`` checks room for the data but not for its header
+    (``if (len > kfifo_avail)`` for ``len + recsize``): a record that fits
+    but for its header overwrites the oldest bytes.  Boundary: the header,
+    at full."""
+
+    def in_rec(self, data, recsize):
+        self._check()
+        recsize = _recsize(recsize)
+        n = len(_readable(data))
+        if recsize and n <= self._avail() < n + recsize and n <= (0, 255, 65535)[recsize]:
+            self._put(self._in, memoryview(n.to_bytes(recsize, "little")))
+            self._put(self._in + recsize, _readable(data))
+            self._advance_in(recsize + n)
+            return 0
+        return super().in_rec(data, recsize)
+
+
+class HeaderMaxRefused(KfifoModel):
+    """``n >= 255`` where ``n > 255`` was meant: the longest record the
+    header holds (255 for recsize 1, 65535 for 2) is refused.  Boundary: the
+    header limit."""
+
+    def in_rec(self, data, recsize):
+        n = len(_readable(data)) if not isinstance(data, str) else 0
+        if type(recsize) is int and recsize in (1, 2) and n == (0, 255, 65535)[recsize]:
+            self._check()
+            return n + 1
+        return super().in_rec(data, recsize)
+
+
+class SkipRecForgetsHeader(KfifoModel):
+    """``skip_rec`` advances by the record's length but not its header
+    (``out += n`` for ``out += n + recsize``): the reader lands inside the
+    record.  Boundary: the header."""
+
+    def skip_rec(self, recsize):
+        if type(recsize) is int and recsize in (1, 2) and not self._freed:
+            length = self._header(recsize)
+            if self._len() >= recsize and recsize + length <= self._len():
+                self._advance_out(length)
+                return
+        super().skip_rec(recsize)
+
+
+class LastRecordStuck(KfifoModel):
+    """``out_rec`` tests ``len <= recsize + L`` where ``<`` was meant: a
+    record that ends exactly where the data ends (the last one stored) is
+    reported incomplete and never comes out (the check of a record's bytes
+    before reading it: nxthdr risotto PR 35, ktls PR 28).  Boundary: the
+    record header, at the end of the data."""
+
+    def out_rec(self, n, recsize):
+        if type(recsize) is int and recsize in (1, 2) and type(n) is int and 0 <= n <= UINT_MAX \
+                and not self._freed and self._len() >= recsize:
+            length = self._header(recsize)
+            if length <= n and self._len() == recsize + length:
+                return n, b"", length
+        return super().out_rec(n, recsize)
+
+
+class SkipUnclamped(KfifoModel):
+    """``skip(n)`` moves the reader ``n`` bytes without looking at ``len``:
+    past the writer when ``n > len`` (a consume() without its bound check).
+    Boundary: empty."""
+
+    def skip(self, n):
+        self._check()
+        if type(n) is int and 0 <= n <= UINT_MAX:
+            self._advance_out(n)
+            return None
+        return super().skip(n)
+
+
+class OutUnclamped(KfifoModel):
+    """``out(n)`` takes ``min(n, size)`` bytes however few are stored: a read
+    that trusts the caller's count and runs the reader past the writer
+    (mpv's mp_ring, PR 275, ``buffered > available``).  Boundary: empty."""
+
+    def out(self, n):
+        self._check()
+        if type(n) is int and self._len() < n <= UINT_MAX:
+            n = min(n, self._size)
+            data = self._get(self._out, n)
+            self._advance_out(n)
+            return data
+        return super().out(n)
+
+
+class WriteReturnsRequested(KfifoModel):
+    """A partial write stores what fits but returns the count it was asked
+    to store, so the caller drops the rest unknowingly.  Boundary: full."""
+
+    def in_(self, data):
+        super().in_(data)
+        return len(_readable(data))
+
+
+class IsFullOffByOne(KfifoModel):
+    """``is_full`` is ``len >= size - 1``, a leftover of the "one slot kept
+    empty" rings (JACK's ringbuffer holds size - 1, jack2 issue 94; DPDK's
+    rte_ring count - 1; dnsjit PR 123 on ck_ring).  Boundary: full."""
+
+    def is_full(self):
+        self._check()
+        return self._len() >= self._size - 1
+
+
+class HeaderSplitLost(KfifoModel):
+    """The second byte of a 2-byte header is written at ``off + 1`` without
+    the mask, past the buffer's end, when the header straddles it (a peek or
+    header access without the wrap: one-collect PR 266); the reader then
+    takes the stale byte at the buffer's start as the high byte.  Boundary:
+    the header, at the wrap."""
+
+    _header_pending = False
+
+    def _put(self, index, data):
+        off = index & (self._size - 1)
+        if self._header_pending and off == self._size - 1:
+            self._buffer[off] = data[0]
+        else:
+            super()._put(index, data)
+        self._header_pending = False
+
+    def in_rec(self, data, recsize):
+        self._header_pending = recsize == 2
+        try:
+            return super().in_rec(data, recsize)
+        finally:
+            self._header_pending = False
+
+
+#: The seed bugs and the first planted ones.
+SEED_AND_CLASSIC = [
     HeaderInBuffer, CopiesCapacity, CopiesUpToCapacity, PeekAvail, TruncatedHeader, StaleHeader, UninitializedOff,
     AvailOffByOne, LostIndexWrap, LostBufferWrap,
 ]
+#: Bugs from the wild (see above).
+WILD = [
+    FullLooksEmpty, WrapSecondChunkOffByOne, ReadWrapMissing, UnderReportsWhenWrapped, RecordLengthSlotShared,
+    PeekClearsFull, RecordRoomIgnoresHeader, HeaderMaxRefused, SkipRecForgetsHeader, LastRecordStuck,
+    SkipUnclamped, OutUnclamped, WriteReturnsRequested, IsFullOffByOne, HeaderSplitLost,
+]
+PLANTED = SEED_AND_CLASSIC + WILD
 
 
 def hunt(factory, max_examples=BUDGET, shrink=False):
@@ -220,11 +449,14 @@ def test_state_machine_finds_planted_bug(broken):
     print(f"{broken.__name__}: found after {examples} examples, {steps} steps, {seconds:.2f} s")
 
 
-def test_shrunk_reproduction_replays_the_bug_and_agrees_with_the_model():
+def test_shrunk_reproduction_replays_the_bug_and_agrees_with_the_model(capsys):
     found = hunt(StaleHeader, shrink=True)
     assert found is not None
     snippet = found.trace.snippet()
-    assert snippet in str(found)
+    # Printed once, clean, to stderr by the final run; the exception points there.
+    err = capsys.readouterr().err
+    assert "shrinking it to a short reproduction" in err
+    assert snippet in err and found.printed and snippet not in str(found)
     assert "make_fifo = StaleHeader" in snippet
     steps = [line for line in snippet.splitlines() if line.startswith(("assert", "f.", "f =", "raises", "buf"))]
     # Shrunk: usually create, 2-4 calls and the failing check; Hypothesis's
@@ -241,3 +473,8 @@ def test_shrunk_reproduction_replays_the_bug_and_agrees_with_the_model():
 
 def test_correct_model_survives_the_same_budget():
     assert hunt(KfifoModel, max_examples=200) is None
+
+
+def test_wild_bugs_are_ten_or_more_distinct_classes():
+    assert len(WILD) >= 10 and len(set(WILD)) == len(WILD)
+    assert all(cls.__doc__ and "Boundary" in cls.__doc__ for cls in WILD)

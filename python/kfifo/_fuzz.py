@@ -6,7 +6,10 @@ reference model side by side) for about ``--seconds`` seconds, printing a
 progress line (examples, steps, operations covered), then a summary of the
 operations and edge cases it exercised, and exits 0.  On a mismatch it lets
 Hypothesis shrink the failing sequence, prints it as a runnable Python
-snippet, and exits 1.
+snippet, and exits 1.  The failure is saved in Hypothesis's example
+database (``.hypothesis/examples`` under the current directory), so a
+pytest run from the same directory of ``make_state_machine(factory).TestCase``
+replays it first.
 
 Testing the fuzzer itself
 -------------------------
@@ -76,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     from hypothesis import HealthCheck, Phase, Verbosity, settings
     from hypothesis.stateful import run_state_machine_as_test
 
+    import kfifo.testing
     from kfifo.testing import EDGES, OPERATIONS, STATS, KfifoMismatch, make_state_machine
 
     try:
@@ -84,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"kfifo fuzz: cannot load the factory: {exc}", file=sys.stderr)
         return 2
     machine = make_state_machine(factory, lock_factory=lock_factory)
+    kfifo.testing.PRINT_REPRODUCTION = False  # printed below, with the coverage
     out = sys.stdout
     live = out.isatty() and not args.quiet
     print(f"fuzzing {label} against kfifo.model.KfifoModel for {args.seconds:g} s "
@@ -98,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     while time.monotonic() < end and failure is None:
         t0 = time.monotonic()
         run_settings = settings(
-            max_examples=batch, stateful_step_count=args.steps, deadline=None, database=None,
+            max_examples=batch, stateful_step_count=args.steps, deadline=None,
             suppress_health_check=list(HealthCheck),
             phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False,
             verbosity=Verbosity.quiet,
@@ -156,10 +161,11 @@ def _summary(out: Any, elapsed: float, stats: Any, operations: tuple, edges: dic
 
 def _report_failure(failure: BaseException, stats: Any, mismatch: type) -> int:
     first = stats.first_failure
-    print("\nMISMATCH between the fifo and the model (API.md)", end="")
+    print("\nMISMATCH between the fifo and the model", end="")
     if first:
         print(f", first seen after {first[0]} examples, {first[1]} steps, {first[2]:.1f} s", end="")
-    print(".\nShrunk failing sequence:\n")
+    print(".\nShrunk failing sequence (saved in the example database .hypothesis/examples: a pytest run\n"
+          "of make_state_machine(factory).TestCase from this directory replays it first):\n")
     if isinstance(failure, mismatch):
         print(failure.trace.snippet() if failure.trace else "")
         print(f"# {failure.message}")
