@@ -61,10 +61,12 @@ C_BINARY_CANDIDATES = [
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="fewer repetitions and bytes: under a minute")
-    parser.add_argument("--reps", type=int, default=None,
+    from kfifo.cli import int_in_range, writable_dir
+
+    parser.add_argument("--reps", type=int_in_range(1), default=None,
                         help="repetitions per figure, the median is reported "
                              "(default 5, 3 with --quick)")
-    parser.add_argument("--out", default=None, metavar="DIR",
+    parser.add_argument("--out", type=writable_dir, default=None, metavar="DIR",
                         help="where to write the table, JSON and plots "
                              "(default bench/results when run from the source "
                              "tree, else ./kfifo-bench-results)")
@@ -805,7 +807,7 @@ def report(plan: Plan, res: Dict[str, Any], versions: Dict[str, str],
            load_line(), ""]
     single = _get(res, f"sweep{MIB}", "kfifo out_into")
 
-    out += ["## Targets (issue 6)", ""]
+    out += ["## Targets", ""]
     rows = python_targets(res, single)
     if c:
         rows += c_targets(c)
