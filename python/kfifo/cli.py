@@ -76,6 +76,7 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``kfifo [--version] {demo,fuzz,bench} ...``."""
     parser = argparse.ArgumentParser(
         prog="kfifo",
         description="The Linux kernel kfifo (new API v0.3) in userspace: demo, fuzz, bench.",
@@ -91,5 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); return the exit status.
+
+    Bad usage exits with status 2 (argparse's ``SystemExit``) before any
+    verb runs.
+    """
     args = build_parser().parse_args(argv)
     return int(importlib.import_module(args._module).run(args) or 0)
