@@ -82,7 +82,16 @@ nitpick_ignore += [
         "multiprocessing.shared_memory.SharedMemory",
     )
 ]
-nitpick_ignore += [("py:func", "hypothesis.stateful.run_state_machine_as_test")]
+nitpick_ignore += [
+    ("py:func", "hypothesis.stateful.run_state_machine_as_test"),
+    ("py:class", "hypothesis.strategies.SearchStrategy"),
+    ("py:class", "SearchStrategy"),
+]
+# the standard library's modules (ctypes, multiprocessing, ...)
+nitpick_ignore += [("py:mod", name) for name in getattr(sys, "stdlib_module_names", ())]
+# napoleon reads a data comment "#: What it is: ..." as "type: description";
+# a name with a space in it is such prose, never a class to link to
+nitpick_ignore_regex = [("py:class", r".*\s.*")]
 # kfifo.model's module docstring names KfifoModel's five helpers as
 # :meth:`_len` ...; they are documented under KfifoModel (api/python.rst).
 nitpick_ignore += [("py:meth", n) for n in ("_len", "_avail", "_put", "_get", "_header")]
