@@ -21,7 +21,7 @@ error); any other call stays a literal.  Characters reST treats as markup
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, List, Set
+from typing import Any, Dict, Iterable, List, Set
 
 _TITLE = re.compile(r"^(?:(struct|union|enum|typedef)\s+)?([A-Za-z_]\w*)\s+-\s+(.*)$")
 _ARG = re.compile(r"^@([A-Za-z_]\w*|\.\.\.):\s*(.*)$")
@@ -30,6 +30,12 @@ _DOCUMENTED = re.compile(r"^/\*\*\s*\n\s*\*\s*(?:(?:struct|union|enum|typedef)\s
 
 #: names the header documents, filled when the configuration is read
 KNOWN: Set[str] = set()
+#: macro name -> signature, for kernel-doc comments inside ``#ifdef
+#: __cplusplus``: parsed as C, Hawkmoth sees no declaration after them and
+#: hands the comment over alone, so the transform writes the directive
+ORPHAN_MACROS: Dict[str, str] = {}
+_CXX_BLOCK = re.compile(r"^#ifdef __cplusplus\n(.*?)^#(?:else|endif)", re.M | re.S)
+_COMMENTED_DEFINE = re.compile(r"^/\*\*\s*\n\s*\*\s*(\w+)\s+-\s.*?\*/\n#define (\1\([^)]*\))", re.M | re.S)
 
 
 _SPEC_CITE = re.compile(r"(?<!`)\bdocs/spec\.md(?: (\d+)(?:\.(\d+))?)?(?!`)")
@@ -94,6 +100,15 @@ def _join_continuations(para: List[str]) -> List[str]:
 
 def convert(lines: List[str]) -> List[str]:
     """A kernel-doc comment's lines (without the comment markers) as reST."""
+    title = next((line.strip() for line in lines if line.strip()), "")
+    m = _TITLE.match(title)
+    if m and m.group(2) in ORPHAN_MACROS:
+        body = _convert(lines)
+        return [f".. c:macro:: {ORPHAN_MACROS[m.group(2)]}", ""] + ["   " + b if b else "" for b in body]
+    return _convert(lines)
+
+
+def _convert(lines: List[str]) -> List[str]:
     paras = _paragraphs(lines)
     if not paras:
         return []
@@ -138,7 +153,10 @@ def convert(lines: List[str]) -> List[str]:
 
 def _collect(app: Any, config: Any) -> None:
     with open(config.kerneldoc_header, encoding="utf-8") as f:
-        KNOWN.update(_DOCUMENTED.findall(f.read()))
+        header = f.read()
+    KNOWN.update(_DOCUMENTED.findall(header))
+    for block in _CXX_BLOCK.findall(header):
+        ORPHAN_MACROS.update(_COMMENTED_DEFINE.findall(block))
 
 
 def _process(app: Any, lines: List[str], transform: Any, options: Any) -> None:
