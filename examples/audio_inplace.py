@@ -12,8 +12,10 @@ always hold whole samples.  Run: ``python examples/audio_inplace.py``.
 """
 import threading
 import time
+from typing import List, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
 import kfifo
 
@@ -23,12 +25,12 @@ BYTES = FRAME * 2                # int16
 fifo = kfifo.Kfifo(1 << 16)      # 64 KiB ring
 
 
-def int16_parts(views):
+def int16_parts(views: Tuple[memoryview, memoryview]) -> List[npt.NDArray[np.int16]]:
     """numpy int16 arrays over the two memoryviews (the second may be empty)."""
     return [np.frombuffer(v, dtype=np.int16) for v in views if len(v)]
 
 
-def capture():
+def capture() -> None:
     t = 0
     for _ in range(FRAMES):
         while fifo.avail() < BYTES:      # with the waiting API: fifo.wait_avail(BYTES)
@@ -43,10 +45,10 @@ def capture():
         fifo.in_finish(BYTES)
 
 
-peaks = []
+peaks: List[int] = []
 
 
-def meter():
+def meter() -> None:
     for _ in range(FRAMES):
         while fifo.len() < BYTES:        # with the waiting API: fifo.wait_len(BYTES)
             time.sleep(0.0002)

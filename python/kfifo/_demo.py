@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from kfifo.cli import int_in_range
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--size", type=int, default=16, help="fifo size in bytes (rounded up to a power of two; default 16)"
+        "--size", type=int_in_range(1, 2**31), default=16, metavar="N",
+        help="fifo size in bytes, 1 to 2**31 (rounded up to a power of two; default 16)",
     )
 
 

@@ -14,7 +14,7 @@ replays it first.
 Testing the fuzzer itself
 -------------------------
 The environment variable ``KFIFO_FUZZ_FACTORY=module:callable`` (or the
-hidden option ``--factory module:callable``, which wins) replaces
+option ``--factory module:callable``, which wins) replaces
 ``kfifo.Kfifo`` with another factory, called as ``factory(size,
 start=start)``.  The test-suite points it at deliberately broken fifos to
 check that a bug is reported; you can point it at your own implementation.
@@ -38,9 +38,9 @@ FACTORY_ENV = "KFIFO_FUZZ_FACTORY"
 _EPILOG = f"""\
 A long campaign:   kfifo fuzz --seconds 600 --steps 100
 
-Testing another fifo: set {FACTORY_ENV}=module:callable (or --factory,
-not listed above) to fuzz `callable(size, start=start)` instead of
-kfifo.Kfifo; the test-suite uses it to check that broken fifos are caught.
+Testing your own fifo: --factory module:callable (or the environment
+variable {FACTORY_ENV}=module:callable) fuzzes `callable(size, start=start)`
+instead of kfifo.Kfifo, against the same reference model.
 Exit status: 0 no mismatch, 1 mismatch (reproduction printed), 2 bad usage.
 """
 
@@ -49,12 +49,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``kfifo fuzz``."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = _EPILOG
-    parser.add_argument("--seconds", type=float, default=10.0, metavar="N",
-                        help="run for about N seconds (default: 10)")
-    parser.add_argument("--steps", type=int, default=50, metavar="K",
-                        help="at most K calls per example (default: 50)")
+    from kfifo.cli import int_in_range, positive_seconds
+
+    parser.add_argument("--seconds", type=positive_seconds, default=10.0, metavar="N",
+                        help="run for about N seconds, N > 0 (default: 10)")
+    parser.add_argument("--steps", type=int_in_range(1), default=50, metavar="K",
+                        help="at most K calls per example, K >= 1 (default: 50)")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
-    parser.add_argument("--factory", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--factory", default=None, metavar="MODULE:CALLABLE",
+                        help="fuzz CALLABLE(size, start=start) from MODULE instead of "
+                             f"kfifo.Kfifo (default: ${FACTORY_ENV}, then kfifo.Kfifo)")
 
 
 def load_factory(spec: Optional[str]) -> Tuple[Callable[..., Any], Optional[Callable[[], Any]], str]:
