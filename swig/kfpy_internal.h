@@ -205,7 +205,7 @@ int kf_start_arg(PyObject *start, unsigned int *out);
  */
 static inline unsigned int kf_rec_max(unsigned int recsize)
 {
-	return recsize == 0 ? UINT_MAX : recsize == 1 ? 0xffu : 0xffffu;
+	return kfifo_rec_max(recsize);	/* the core's one statement of it */
 }
 
 /* ---- kfpy_type.c ---- */

@@ -29,9 +29,6 @@ def kfifo_cli(*args, cwd=None):
     (["fuzz", "--seconds", "0"], "--seconds", "greater than 0, got 0"),
     (["fuzz", "--seconds", "nan"], "--seconds", "got nan"),
     (["fuzz", "--seconds", "inf"], "--seconds", "got inf"),
-    (["bench", "--out", "/proc/nope"], "--out", "cannot create directory '/proc/nope'"),
-    (["bench", "--reps", "-2"], "--reps", "at least 1, got -2"),
-    (["bench", "--reps", "0"], "--reps", "at least 1, got 0"),
 ])
 def test_bad_argument_is_a_usage_error_without_traceback(args, argument, says, tmp_path):
     proc = kfifo_cli(*args, cwd=tmp_path)
@@ -42,16 +39,6 @@ def test_bad_argument_is_a_usage_error_without_traceback(args, argument, says, t
     assert proc.stderr.startswith("usage: kfifo " + args[0])
     assert proc.stdout == ""
     assert list(tmp_path.iterdir()) == []  # nothing ran, nothing written
-
-
-def test_bench_out_that_is_a_file_is_a_usage_error(tmp_path):
-    target = tmp_path / "a-file"
-    target.write_text("keep me")
-    proc = kfifo_cli("bench", "--out", str(target), cwd=tmp_path)
-    assert proc.returncode == 2
-    assert "error: argument --out: cannot create directory" in proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert target.read_text() == "keep me"
 
 
 def test_version_prints_the_package_version():
@@ -69,17 +56,9 @@ def test_fuzz_help_documents_factory():
 
 
 def test_help_texts_have_no_project_internal_wording():
-    for verb in ("demo", "fuzz", "bench"):
+    for verb in ("demo", "fuzz"):
         text = kfifo_cli(verb, "--help").stdout.lower()
         assert "issue" not in text and "api.md" not in text and "not listed" not in text
-
-
-def test_bench_report_has_no_issue_numbers(tmp_path):
-    proc = kfifo_cli("bench", "--smoke", "--no-c", "--no-plot", "--reps", "1", "--out", str(tmp_path / "r"),
-                     cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert "## Targets" in proc.stdout
-    assert "issue" not in proc.stdout.lower()
 
 
 def test_main_module_runs_nothing_when_imported():
@@ -94,3 +73,12 @@ def test_demo_accepts_the_smallest_size(tmp_path):
     proc = kfifo_cli("demo", "--size", "1", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "a fifo of 1 bytes" in proc.stdout
+
+
+def test_bench_is_not_a_verb_of_the_installed_package():
+    # the benchmarks need a checkout (peers, the C build, bench/results):
+    # they run as python bench/python/bench_peers.py
+    proc = kfifo_cli("bench")
+    assert proc.returncode == 2
+    assert "invalid choice: 'bench'" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""kfifo.Kfifo, call by call: every row of API.md 2.1, every input type.
+"""kfifo.Kfifo, call by call: every row of docs/spec.md 2.1, every input type.
 
 The threaded behaviour (parallel producer/consumer, locked MPMC, misuse
 from many threads) is in test_kfifo_threads.py.

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""The reference model, checked against results worked out by hand from API.md.
+"""The reference model, checked against results worked out by hand from docs/spec.md.
 
 The state machine trusts :class:`kfifo.model.KfifoModel`; this table is what
 keeps the model honest, so that the model and the C core cannot agree on
 the same mistake unnoticed.  Every expected value below was derived from
-the text of API.md (section in the scenario's name), not by running code.
+the text of docs/spec.md (section in the scenario's name), not by running code.
 
 The same table runs against :class:`kfifo.Kfifo` when the extension is
 installed.

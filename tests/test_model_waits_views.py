@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The model's non-blocking part of API.md 3 (close, waits with timeout 0,
+"""The model's non-blocking part of docs/spec.md 3 (close, waits with timeout 0,
 zero-copy views) against the C core, call by call."""
 import pytest
 from hypothesis import given, settings

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""A fifo shared between processes (API.md 3.2 and the shared rows of 3.4):
+"""A fifo shared between processes (docs/spec.md 3.2 and the shared rows of 3.4):
 Kfifo(size, shared=True), Kfifo.attach(name), f.name, pickling to the
 name, the free() and unlink rules, streams between processes under the
 fork and spawn start methods, close across processes, a peer killed with
@@ -478,7 +478,7 @@ def test_a_killed_consumer_leaves_the_producers_timeouts_working():
 def test_a_peer_scribbling_over_the_mapping_cannot_crash_or_hang_this_process():
     """The child writes random words over the indices, wait words, closed
     flag, header and data; this process keeps calling everything and
-    checks the bounds of API.md 3.2 (the C tests do the same at scale)."""
+    checks the bounds of docs/spec.md 3.2 (the C tests do the same at scale)."""
     f = Kfifo(256, shared=True)
     p = ctx("fork").Process(target=peers.scribble, args=(f.name, 3.0, 7))
     p.start()

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Blocking calls and end of stream (API.md 3.4), over the C waits of 3.1."""
+"""Blocking calls and end of stream (docs/spec.md 3.4), over the C waits of 3.1."""
 import os
 import subprocess
 import sys

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Zero-copy views (API.md 3.3/3.4): in_prepare/in_finish, out_prepare/out_finish."""
+"""Zero-copy views (docs/spec.md 3.3/3.4): in_prepare/in_finish, out_prepare/out_finish."""
 import gc
 import subprocess
 import sys

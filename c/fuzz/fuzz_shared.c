@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_shared.c - libFuzzer target for a shared fifo (API.md 3.2) with a
+ * fuzz_shared.c - libFuzzer target for a shared fifo (docs/spec.md 3.2) with a
  * hostile peer.
  *
  * One malloc'd block of exactly kfifo_shared_bytes(size) bytes holds the
@@ -10,7 +10,7 @@
  * (indices, wait words, closed flag, magic, size, any word of the first
  * 256 bytes) and into the data.  There is no model to compare with: once
  * the peer scribbles, any content is allowed.  What is checked after each
- * call is what API.md 3.2 promises whatever the peer does: every count
+ * call is what docs/spec.md 3.2 promises whatever the peer does: every count
  * returned is at most the n asked for, kfifo_len() <= kfifo_size(), every
  * region lies in the data area, record calls return one of their
  * documented values, waits with a timeout of 0 or a few microseconds

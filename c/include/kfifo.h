@@ -3,9 +3,9 @@
  * kfifo.h - the Linux kernel's lock-free byte FIFO ("new kfifo API v0.3")
  * in userspace C.
  *
- * Written from the contract in API.md, not from the kernel sources.  The
+ * Written from the contract in docs/spec.md, not from the kernel sources.  The
  * seed API is kept name for name so that kernel code compiles unchanged;
- * the six known bugs of the seed patches are fixed (see API.md 1.7).
+ * the six known bugs of the seed patches are fixed (see docs/spec.md 1.7).
  *
  * Concurrency in one sentence: one producer and one consumer may use a
  * fifo at the same time without a lock; more of either need the _locked
@@ -155,7 +155,7 @@ static inline struct kfifo kfifo__initializer(unsigned int size, void *buffer)
  * @size: size of the buffer; must be a compile-time power of two
  *
  * Usable as a member of a struct or union.  The buffer follows the
- * struct kfifo header in memory: unlike the seed (bug 1 of API.md 1.7)
+ * struct kfifo header in memory: unlike the seed (bug 1 of docs/spec.md 1.7)
  * data written to the fifo can never overwrite the header.
  */
 #define DECLARE_KFIFO(name, size)                                              \
@@ -464,7 +464,7 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_to_user_copied(struct kfifo *fifo,
  */
 KFIFO_API void kfifo_skip(struct kfifo *fifo, unsigned int len);
 
-/* ---- zero-copy access (API.md 3.3) ------------------------------------ */
+/* ---- zero-copy access (docs/spec.md 3.3) ------------------------------ */
 
 /**
  * struct kfifo_region - a run of bytes inside the fifo buffer
@@ -829,7 +829,7 @@ static inline void kfifo_skip_rec(struct kfifo *fifo, unsigned int recsize)
 	kfifo__skip_rec_generic(fifo, recsize);
 }
 
-/* ---- waiting and end of stream (API.md 3.1) --------------------------- */
+/* ---- waiting and end of stream (docs/spec.md 3.1) --------------------- */
 
 /*
  * A wait returns as soon as its condition holds, sleeping in the kernel
@@ -939,7 +939,7 @@ KFIFO_API void kfifo_close(struct kfifo *fifo);
  */
 KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
 
-/* ---- a fifo shared between processes (API.md 3.2) --------------------- */
+/* ---- a fifo shared between processes (docs/spec.md 3.2) --------------- */
 
 /*
  * The layout of a shared fifo, version 2.  A process lays it out in memory
@@ -947,7 +947,7 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  * multiprocessing.shared_memory), possibly at a different address in each,
  * with kfifo_shared_create(); the others attach with kfifo_shared_attach().
  * Each gets a struct kfifo of its own, a process-local handle, on which
- * every call of API.md 1.3, 1.4, 3.1 and 3.3 works.
+ * every call of docs/spec.md 1.3, 1.4, 3.1 and 3.3 works.
  *
  * The layout is a file format: fixed-width 32-bit words at fixed offsets,
  * the same for 32-bit and 64-bit processes (an i686 and an x86-64 process
@@ -1127,7 +1127,7 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_shared_attach(struct kfifo *fifo,
  */
 KFIFO_API KFIFO__MUST_CHECK int kfifo_is_shared(struct kfifo *fifo);
 
-/* ---- kernel names (API.md 1.6) ---------------------------------------- */
+/* ---- kernel names (docs/spec.md 1.6) ---------------------------------- */
 
 #ifndef KFIFO_NO_KERNEL_NAMES
 typedef kfifo_gfp_t gfp_t;

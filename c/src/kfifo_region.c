@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kfifo_region.c - zero-copy access (API.md 3.3): the producer writes into
+ * kfifo_region.c - zero-copy access (docs/spec.md 3.3): the producer writes into
  * the buffer in place and then publishes, the consumer reads in place and
  * then releases.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kfifo_shared.c - a fifo in memory that several processes map (API.md
+ * kfifo_shared.c - a fifo in memory that several processes map (docs/spec.md
  * 3.2).
  *
  * The mapping starts with a header of fixed-width words, layout version 2

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kfifo_wait.c - waiting for room, data or a record, and the end of the
- * stream (API.md 3.1).
+ * stream (docs/spec.md 3.1).
  *
  * A waiter checks its condition first and returns at once if that decides
  * it; otherwise it spins a little (kfifo__spin()), then announces itself

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kfifo_model.h - an obviously-correct model of the kfifo contract
- * (API.md 1.3, 1.4, the zero-copy calls of 3.3, 3.1 without blocking,
+ * (docs/spec.md 1.3, 1.4, the zero-copy calls of 3.3, 3.1 without blocking,
  * plus the mainline 2.6.33-2.6.35 calls of the README's compatibility
  * table) and a differential executor that applies one
  * operation to a real struct kfifo and to the model and compares
@@ -10,7 +10,7 @@
  * content and kfifo_valid().
  *
  * Shared by the randomized differential test (test_random.c) and the
- * libFuzzer target (c/fuzz/fuzz_ops.c).  Written from API.md, not from
+ * libFuzzer target (c/fuzz/fuzz_ops.c).  Written from docs/spec.md, not from
  * the library: the content is a plain array, oldest byte first, moved
  * with memmove; no masks, no wrapping buffer.  The model keeps the two
  * free-running counters only because they are visible in struct kfifo
@@ -196,7 +196,7 @@ static inline void kmodel_skip_rec(struct kmodel *m, unsigned int recsize)
 	kmodel_reset_out(m);
 }
 
-/* ---- zero-copy (API.md 3.3) ------------------------------------------ */
+/* ---- zero-copy (docs/spec.md 3.3) ------------------------------------ */
 
 /* kfifo_in_prepare / kfifo_out_prepare: how many bytes the regions hold */
 static inline unsigned int kmodel_in_prepare(const struct kmodel *m,
@@ -266,7 +266,7 @@ static inline unsigned int kmodel_avail_rec(const struct kmodel *m,
 	return kmodel_min(avail - recsize, max);
 }
 
-/* ---- waiting (API.md 3.1): what a wait returns right now --------------
+/* ---- waiting (docs/spec.md 3.1): what a wait returns right now --------------
  * -EINVAL, then -EPIPE, then 0, then -ETIMEDOUT: the result of a wait
  * with timeout 0, and of any wait that does not block. */
 

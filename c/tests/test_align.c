@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_align.c - struct kfifo works in any memory malloc() returns
- * (API.md 1.1): it needs no alignment beyond alignof(max_align_t), yet the
+ * (docs/spec.md 1.1): it needs no alignment beyond alignof(max_align_t), yet the
  * producer's and the consumer's members never share a cache line.
  *
  * Built twice by ctest: as is (under UBSan in the ASan+UBSan stage, whose

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_bytestream.c - API.md 1.3 row by row: set-up and tear-down, the
+ * test_bytestream.c - docs/spec.md 1.3 row by row: set-up and tear-down, the
  * size queries, in/out and their user and locked variants, skip, reset and
  * reset_out; with the edges (size 1, empty, full, n = UINT_MAX, sizes 0
  * and > 2^31) and every scenario repeated with in = out near UINT_MAX.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// test_cxx.cpp - the public header from C++ (API.md 1.1: "usable from
+// test_cxx.cpp - the public header from C++ (docs/spec.md 1.1: "usable from
 // C++"): extern "C" linkage of every call, the declaration macros, the
 // inline record dispatch, the kernel names, the mainline calls (with the
 // argument-count dispatch of kfifo_from_user/kfifo_to_user) and the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_kernel_names.c - API.md 1.6: kernel code written against the seed
+ * test_kernel_names.c - docs/spec.md 1.6: kernel code written against the seed
  * API compiles against <kfifo.h> unchanged.  The driver-like code below
  * uses gfp_t, GFP_KERNEL, GFP_ATOMIC, __user, __must_check, spinlock_t,
  * spin_lock_init and DEFINE_SPINLOCK exactly as a kernel module would,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_macros.c - the declaration macros of API.md 1.2: KFIFO_INIT,
+ * test_macros.c - the declaration macros of docs/spec.md 1.2: KFIFO_INIT,
  * DECLARE_KFIFO in a struct and in a union, INIT_KFIFO, DEFINE_KFIFO at
  * file and block scope; a full fifo never touches its neighbours or its
  * own header; the declared sizes are exact (the union is the header plus

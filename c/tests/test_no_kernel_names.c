@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_no_kernel_names.c - API.md 1.6: with KFIFO_NO_KERNEL_NAMES defined
+ * test_no_kernel_names.c - docs/spec.md 1.6: with KFIFO_NO_KERNEL_NAMES defined
  * before <kfifo.h>, none of the kernel names is defined, so a program may
  * use them for its own things; the prefixed names always exist.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_records.c - API.md 1.4 row by row: in_rec, out_rec, from_user_rec,
+ * test_records.c - docs/spec.md 1.4 row by row: in_rec, out_rec, from_user_rec,
  * to_user_rec, peek_rec, skip_rec; the wire format; the edges (zero-length
  * records, 255 / 65535 bytes and one more, recsize 3, n = UINT_MAX, a
  * header split across the end of the buffer); every scenario with in = out

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_region.c - zero-copy access (API.md 3.3): kfifo_in_prepare,
+ * test_region.c - zero-copy access (docs/spec.md 3.3): kfifo_in_prepare,
  * kfifo_in_finish, kfifo_out_prepare, kfifo_out_finish.
  *
  * Row by row: one region, or two when the space or the data wraps around

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_seed_bugs.c - one regression test per seed bug of API.md 1.7.
+ * test_seed_bugs.c - one regression test per seed bug of docs/spec.md 1.7.
  * Each test describes how the seed code fails it.
  */
 #include <kfifo.h>

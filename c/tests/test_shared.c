@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_shared.c - a fifo shared between processes (API.md 3.2).
+ * test_shared.c - a fifo shared between processes (docs/spec.md 3.2).
  *
  * First in one process: kfifo_shared_bytes() at its edges, every refusal
  * of kfifo_shared_create() / kfifo_shared_attach() leaving a valid size-0
  * fifo (and create leaving the memory alone), the header words at the
  * offsets kfifo.h documents, two handles over the same memory (one
- * producing, one consuming) through every call of API.md 1.3, 1.4, 3.1
+ * producing, one consuming) through every call of docs/spec.md 1.3, 1.4, 3.1
  * and 3.3, indices near 2^32 written into the mapping, and kfifo_free()
  * leaving the mapping alone.  Then across fork(): a byte stream and a
  * record stream through a 64-byte fifo with both sides blocking (the child

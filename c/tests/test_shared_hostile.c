@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_shared_hostile.c - a shared fifo (API.md 3.2) whose peer process
+ * test_shared_hostile.c - a shared fifo (docs/spec.md 3.2) whose peer process
  * writes garbage into the mapping as fast as it can.
  *
  * The mapping lies between two PROT_NONE guard pages, once with the data
@@ -10,7 +10,7 @@
  * memory; the guards do, in every build).  A forked child loops writing
  * random values into in, out, the wait words, the closed flag and the
  * data, and now and then acts as a legitimate producer for a while.
- * Meanwhile the parent calls every call of API.md 1.3, 1.4, 3.1 and 3.3
+ * Meanwhile the parent calls every call of docs/spec.md 1.3, 1.4, 3.1 and 3.3
  * on its own handle and checks what 3.2 promises whatever the peer does:
  * counts at most the n asked for, kfifo_len() <= kfifo_size(), regions in
  * the data area (and written / read through, so the guards see them),

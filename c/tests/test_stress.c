@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_stress.c - threads (API.md 1.5).
+ * test_stress.c - threads (docs/spec.md 1.5).
  *
  *  - one producer and one consumer, lock-free, on a small fifo whose
  *    indices start just below 2^32: a stream of position-dependent bytes,

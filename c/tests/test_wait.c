@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_wait.c - every result of every wait call and of kfifo_close /
- * kfifo_is_closed (API.md 3.1), one behaviour per test: the decision
+ * kfifo_is_closed (docs/spec.md 3.1), one behaviour per test: the decision
  * order, timeout 0, -ETIMEDOUT after at least the timeout, timeouts that
  * wake-ups do not restart, -EINTR from a handler without SA_RESTART, an
  * unlimited sleep that SA_RESTART handlers do not end (while they end a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_wait_stress.c - threads that block (API.md 3.1).
+ * test_wait_stress.c - threads that block (docs/spec.md 3.1).
  *
  *  - one producer and one consumer through a tiny fifo, both blocking:
  *    the producer waits for room, the consumer for data (bytes, then

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_wait_syscalls.c - what waiting costs in system calls (API.md 3.1),
+ * test_wait_syscalls.c - what waiting costs in system calls (docs/spec.md 3.1),
  * counted by wrapping syscall() at link time (GNU ld --wrap=syscall, so
  * Linux only; the library makes its futex and membarrier calls through
  * syscall()).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_wait_util.h - helpers for the tests of API.md 3.1: a clock, a
+ * test_wait_util.h - helpers for the tests of docs/spec.md 3.1: a clock, a
  * watchdog that turns a hang (a lost wake-up) into a failure, a waiter
  * thread that runs one wait call, and a way to see that it really sleeps
  * before the test wakes it.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The ``kfifo`` command line: ``demo``, ``fuzz`` and ``bench``.
+"""The ``kfifo`` command line: ``demo`` and ``fuzz``.
 
 Each verb lives in its own module and is imported only when it runs, so
 ``kfifo demo`` never needs Hypothesis and ``kfifo fuzz`` never needs
@@ -75,10 +75,10 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``kfifo [--version] {demo,fuzz,bench} ...``."""
+    """The parser of ``kfifo [--version] {demo,fuzz} ...``."""
     parser = argparse.ArgumentParser(
         prog="kfifo",
-        description="The Linux kernel kfifo (new API v0.3) in userspace: demo, fuzz, bench.",
+        description="The Linux kernel kfifo (new API v0.3) in userspace: demo, fuzz.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="verb", metavar="{" + ",".join(VERBS) + "}")

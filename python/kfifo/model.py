@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""A pure-Python reference model of :class:`kfifo.Kfifo` (API.md 2.1/2.2).
+"""A pure-Python reference model of :class:`kfifo.Kfifo` (docs/spec.md 2.1/2.2).
 
 :class:`KfifoModel` is the oracle of the property tests and is shipped for
 users who want to test their own FIFO against the same rules.  It is
-written from the contract (``API.md``), not translated from the C code, and
+written from the contract (``docs/spec.md``), not translated from the C code, and
 it trades speed for being obviously right:
 
 * ``in`` and ``out`` are free-running 32-bit counters, exactly as in C:
@@ -28,14 +28,14 @@ __all__ = ["KfifoModel", "MAX_SIZE", "UINT_MAX"]
 
 #: The largest value of a C ``unsigned int``; counts must not exceed it.
 UINT_MAX = 0xFFFFFFFF
-#: The largest fifo ``Kfifo(size)`` accepts (API.md 1.3, ``kfifo_alloc``).
+#: The largest fifo ``Kfifo(size)`` accepts (docs/spec.md 1.3, ``kfifo_alloc``).
 MAX_SIZE = 1 << 31
-#: Longest record each header size can describe (API.md 1.4).
+#: Longest record each header size can describe (docs/spec.md 1.4).
 _RECORD_LIMIT = {0: UINT_MAX, 1: 0xFF, 2: 0xFFFF}
 
 
 def _count(value: Any, name: str) -> int:
-    """Check a count argument the way the C wrapper does (API.md 2.1)."""
+    """Check a count argument the way the C wrapper does (docs/spec.md 2.1)."""
     try:
         value = operator.index(value)
     except TypeError:
@@ -96,7 +96,7 @@ class KfifoModel:
 
     Notes
     -----
-    Results follow API.md 1.3/1.4 with the decisions of the Python layer
+    Results follow docs/spec.md 1.3/1.4 with the decisions of the Python layer
     (2.1): invalid ``recsize`` values raise ``ValueError`` instead of
     returning a C error value; a refused call changes nothing; after
     :meth:`free` every call raises ``ValueError``.
@@ -144,7 +144,7 @@ class KfifoModel:
     def _header(self, recsize: int) -> int:
         """Length of the next record, read from its ``recsize``-byte little-endian
         header; 0 when the fifo holds fewer than ``recsize`` bytes (an empty fifo
-        has no header, API.md 1.7 bug 5)."""
+        has no header, docs/spec.md 1.7 bug 5)."""
         if self._len() < recsize:
             return 0
         return int.from_bytes(self._get(self._out, recsize), "little")
@@ -173,7 +173,7 @@ class KfifoModel:
         return self._out
 
     # ------------------------------------------------------------------
-    # Byte stream (API.md 1.3)
+    # Byte stream (docs/spec.md 1.3)
     # ------------------------------------------------------------------
     def in_(self, data: Any) -> int:
         """Store ``min(len(data), avail)`` bytes of ``data``; return that count.
@@ -242,7 +242,7 @@ class KfifoModel:
             self._advance_out(n)
 
     # ------------------------------------------------------------------
-    # Records (API.md 1.4)
+    # Records (docs/spec.md 1.4)
     # ------------------------------------------------------------------
     def in_rec(self, data: Any, recsize: int) -> int:
         """Store ``data`` as one record with a ``recsize``-byte length header.
@@ -374,7 +374,7 @@ class KfifoModel:
         self._freed = True
 
     # ------------------------------------------------------------------
-    # End of stream and the waits that do not block (API.md 3.1, 3.4)
+    # End of stream and the waits that do not block (docs/spec.md 3.1, 3.4)
     # ------------------------------------------------------------------
     def close(self) -> None:
         """Mark the end of the stream; every other call goes on working."""
@@ -407,7 +407,7 @@ class KfifoModel:
         return self._len() >= n
 
     # ------------------------------------------------------------------
-    # Zero-copy views (API.md 3.3, 3.4)
+    # Zero-copy views (docs/spec.md 3.3, 3.4)
     # ------------------------------------------------------------------
     def _regions(self, index: int, n: int, readonly: bool) -> Tuple[memoryview, memoryview]:
         off = index & (self._size - 1)
