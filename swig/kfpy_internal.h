@@ -200,8 +200,8 @@ int kf_start_arg(PyObject *start, unsigned int *out);
 /*
  * The longest record a header of @recsize bytes can describe: 255 for 1,
  * 65535 for 2; UINT_MAX for 0 (no header: a record of any length).  The
- * binding's only knowledge of the header limits; it is the C core's rule
- * and may become a call of its inline when the core offers one.
+ * binding's only knowledge of the header limits, taken from the C core's
+ * kfifo_rec_max() so that the rule is written once.
  */
 static inline unsigned int kf_rec_max(unsigned int recsize)
 {
