@@ -147,3 +147,15 @@ def test_data_left_in_a_closed_fifo_is_still_delivered():
     f.close()
     assert f.get(4, timeout=0) == b"ab"
     assert f.get(4, timeout=0) == b""
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_the_model_refuses_a_bool_timeout_too(value):
+    from kfifo.model import KfifoModel
+
+    m = KfifoModel(8)
+    m.in_(b"ab")
+    for call in (m.wait_avail, m.wait_len):
+        with pytest.raises(TypeError, match="block"):
+            call(1, timeout=value)
+    assert len(m) == 2 and m.wait_len(2, timeout=0)
