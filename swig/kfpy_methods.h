@@ -317,15 +317,17 @@ KFPY_METHOD(Kfifo, put, kfpy_put, KW,
 	"    fifo in pieces, never cut short.\n"
 	"timeout : float or None\n"
 	"    Seconds, counted from the call; ``None`` waits without limit, ``0``\n"
-	"    stores what fits and does not wait.\n"
+	"    stores what fits and does not wait. A bool is a ``TypeError``\n"
+	"    (``queue.Queue``'s ``block`` has no equivalent: use ``timeout=0``).\n"
 	"\n"
 	"Raises\n"
 	"------\n"
 	"TimeoutError\n"
-	"    Not all of ``data`` was stored in time; what was stored stays (the\n"
-	"    message says how many bytes).\n"
+	"    Not all of ``data`` was stored in time; what was stored stays, and\n"
+	"    the exception's ``stored`` attribute (an int) says how many bytes\n"
+	"    this call stored.\n"
 	"BrokenPipeError\n"
-	"    The fifo is closed (``close()``).\n"
+	"    The fifo is closed (``close()``); ``stored`` as for TimeoutError.\n"
 	"ValueError\n"
 	"    A negative timeout, or the fifo was freed (also while waiting).")
 KFPY_METHOD(Kfifo, get, kfpy_get, KW,
@@ -387,9 +389,10 @@ KFPY_METHOD(Kfifo, put_rec, kfpy_put_rec, KW,
 	"    The record can never fit: longer than its header can say (255 for\n"
 	"    recsize 1, 65535 for 2) or than the fifo.\n"
 	"BrokenPipeError\n"
-	"    The fifo is closed.\n"
+	"    The fifo is closed; nothing stored (``stored`` attribute 0).\n"
 	"TimeoutError\n"
-	"    No room in time; nothing stored.")
+	"    No room in time; nothing stored (``stored`` attribute 0: a record\n"
+	"    is stored whole or not at all).")
 KFPY_METHOD(Kfifo, get_rec, kfpy_get_rec, KW,
 	(kfpy_kfifo *self, unsigned int recsize, PyObject *timeout),
 	"get_rec($self, recsize, timeout=None)\n"

@@ -33,6 +33,16 @@ static int kf_deadline(PyObject *timeout, const char *method, long long *deadlin
 	*deadline = -1;
 	if (timeout == Py_None)
 		return 0;
+	/* a bool is an int, but here it is most likely queue.Queue's block
+	 * argument: get(n, False) would not wait and put(data, True) would
+	 * wait one second, neither what was meant */
+	if (PyBool_Check(timeout)) {
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo.%s(): timeout must be a number of seconds or "
+			     "None, not bool (queue.Queue's block argument has no "
+			     "equivalent here: use timeout=0 to not wait)", method);
+		return -1;
+	}
 	if (!PyFloat_Check(timeout) && !PyLong_Check(timeout) &&
 	    !PyIndex_Check(timeout)) {
 		PyErr_Format(PyExc_TypeError,
@@ -157,13 +167,42 @@ static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
 	}
 }
 
+/*
+ * Raise @type with @msg (a new reference, stolen) and the count of bytes
+ * this call stored as the exception's attribute ``stored``: a put that
+ * times out or finds the fifo closed keeps what it stored, and the caller
+ * needs the number, not only the message text.
+ */
+static PyObject *kf_put_error(PyObject *type, PyObject *msg, Py_ssize_t done)
+{
+	PyObject *exc, *count;
+
+	if (msg == NULL)
+		return NULL;
+	exc = PyObject_CallFunctionObjArgs(type, msg, NULL);
+	Py_DECREF(msg);
+	if (exc == NULL)
+		return NULL;
+	count = PyLong_FromSsize_t(done);
+	if (count == NULL || PyObject_SetAttrString(exc, "stored", count) < 0) {
+		Py_XDECREF(count);
+		Py_DECREF(exc);
+		return NULL;
+	}
+	Py_DECREF(count);
+	PyErr_SetObject(type, exc);
+	Py_DECREF(exc);
+	return NULL;
+}
+
 static PyObject *kf_closed_error(const char *method, Py_ssize_t done,
 				 Py_ssize_t n)
 {
-	PyErr_Format(PyExc_BrokenPipeError,
-		     "Kfifo.%s(): the fifo is closed (%zd of %zd bytes stored by "
-		     "this call)", method, done, n);
-	return NULL;
+	return kf_put_error(PyExc_BrokenPipeError,
+			    PyUnicode_FromFormat("Kfifo.%s(): the fifo is closed "
+						 "(%zd of %zd bytes stored by "
+						 "this call)", method, done, n),
+			    done);
 }
 
 static PyObject *kf_timeout_error(const char *method)
@@ -224,10 +263,11 @@ PyObject *kfpy_put(kfpy_kfifo *k, const void *from, Py_ssize_t n,
 		if (w == -EPIPE)
 			return kf_closed_error("put", done, n);
 		if (w != 0) {
-			PyErr_Format(PyExc_TimeoutError,
-				     "Kfifo.put(): timed out with %zd of %zd bytes "
-				     "stored by this call", done, n);
-			return NULL;
+			return kf_put_error(PyExc_TimeoutError,
+					    PyUnicode_FromFormat("Kfifo.put(): timed out with "
+								 "%zd of %zd bytes stored "
+								 "by this call", done, n),
+					    done);
 		}
 	}
 }
@@ -358,8 +398,11 @@ PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
 			return NULL;
 		if (w == -EPIPE)
 			return kf_closed_error("put_rec", 0, (Py_ssize_t)n);
-		if (w != 0)
-			return kf_timeout_error("put_rec");
+		if (w != 0)	/* a record is stored whole: nothing was */
+			return kf_put_error(PyExc_TimeoutError,
+					    PyUnicode_FromString("Kfifo.put_rec(): timed out "
+								 "(nothing stored)"),
+					    0);
 		if (k->freed)
 			return kf_freed_error("put_rec");
 	}

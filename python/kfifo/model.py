@@ -390,6 +390,11 @@ class KfifoModel:
     def _wait(self, n: Any, timeout: Any) -> int:
         self._check()
         n = _count(n, "n")
+        if isinstance(timeout, bool):  # as the fifo: not queue.Queue's block
+            raise TypeError(
+                "timeout must be a number of seconds or None, not bool "
+                "(queue.Queue's block argument has no equivalent here: use "
+                "timeout=0 to not wait)")
         if timeout != 0:
             raise NotImplementedError("the model does not block: only timeout=0")
         if n > self._size:
