@@ -57,15 +57,18 @@ def test_a_failure_found_by_fuzz_replays_from_the_example_database(tmp_path):
     assert "example database" in proc.stdout
     assert (tmp_path / ".hypothesis" / "examples").is_dir()
     # What a pytest run of make_state_machine(AvailOffByOne).TestCase does from
-    # that directory: the reuse phase alone finds the failure again.
+    # that directory: the reuse phase alone finds the failure again (the
+    # database named, as CI=true makes Hypothesis turn its default off).
     replay = subprocess.run([sys.executable, "-c", (
         "from hypothesis import Phase, settings\n"
+        "from hypothesis.database import DirectoryBasedExampleDatabase\n"
         "from hypothesis.stateful import run_state_machine_as_test\n"
         "from kfifo.testing import KfifoMismatch, make_state_machine\n"
         "from test_planted_bugs import AvailOffByOne\n"
         "try:\n"
         "    run_state_machine_as_test(make_state_machine(AvailOffByOne),\n"
-        "                              settings=settings(phases=[Phase.reuse], deadline=None))\n"
+        "                              settings=settings(phases=[Phase.reuse], deadline=None,\n"
+        "                                  database=DirectoryBasedExampleDatabase('.hypothesis/examples')))\n"
         "except KfifoMismatch:\n"
         "    print('replayed')\n")],
         cwd=str(tmp_path), env=_env(), capture_output=True, text=True, timeout=120)

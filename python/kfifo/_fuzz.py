@@ -82,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     """Fuzz for ``args.seconds``; return the exit status."""
     from hypothesis import HealthCheck, Phase, Verbosity, settings
     from hypothesis.stateful import run_state_machine_as_test
+    from hypothesis.database import DirectoryBasedExampleDatabase
 
     import kfifo.testing
     from kfifo.testing import EDGES, OPERATIONS, STATS, KfifoMismatch, make_state_machine
@@ -111,6 +112,10 @@ def run(args: argparse.Namespace) -> int:
             suppress_health_check=list(HealthCheck),
             phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False,
             verbosity=Verbosity.quiet,
+            # always kept, also where Hypothesis' own "ci" profile (loaded
+            # when CI is set) would turn the database off: a failure found
+            # here must replay under pytest from the same directory
+            database=DirectoryBasedExampleDatabase(os.path.join(".hypothesis", "examples")),
         )
         try:
             run_state_machine_as_test(machine, settings=run_settings)
