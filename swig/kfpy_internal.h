@@ -197,17 +197,6 @@ static inline unsigned int kf_clamp(Py_ssize_t len)
 int kf_size_arg(PyObject *size, unsigned int *out);
 int kf_start_arg(PyObject *start, unsigned int *out);
 
-/*
- * The longest record a header of @recsize bytes can describe: 255 for 1,
- * 65535 for 2; UINT_MAX for 0 (no header: a record of any length).  The
- * binding's only knowledge of the header limits, taken from the C core's
- * kfifo_rec_max() so that the rule is written once.
- */
-static inline unsigned int kf_rec_max(unsigned int recsize)
-{
-	return kfifo_rec_max(recsize);	/* the core's one statement of it */
-}
-
 /* ---- kfpy_type.c ---- */
 
 kf_state *kf_state_new(void);

@@ -286,7 +286,7 @@ PyObject *kf_out_rec_common(kfpy_kfifo *k, enum kf_op op,
 {
 	struct kf_call c = { op, NULL, NULL, n, recsize, 0, NULL };
 	unsigned char small[KF_SMALL_OUT];
-	unsigned int hdr_max = kf_rec_max(recsize);
+	unsigned int hdr_max = kfifo_rec_max(recsize);
 	PyObject *data = NULL;
 	unsigned int r;
 

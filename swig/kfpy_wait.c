@@ -370,7 +370,7 @@ PyObject *kfpy_get_exactly(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
 PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
 		       unsigned int recsize, PyObject *timeout)
 {
-	unsigned int size, max = kf_rec_max(recsize);
+	unsigned int size, max = kfifo_rec_max(recsize);
 	long long deadline;
 	unsigned int r;
 	int w;
@@ -437,7 +437,7 @@ PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
 	 */
 	for (;;) {
 		data = kf_take(kf_out_rec_common(k, KF_OUT_REC, "get_rec",
-						 kf_rec_max(recsize),
+						 kfifo_rec_max(recsize),
 						 recsize), &ret);
 		if (data == NULL || ret == 0)
 			return data;
