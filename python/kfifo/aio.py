@@ -1,0 +1,499 @@
+# SPDX-License-Identifier: MIT
+"""asyncio face of :class:`kfifo.Kfifo`: the blocking calls as coroutines.
+
+>>> import asyncio, kfifo
+>>> from kfifo.aio import AsyncKfifo
+>>> async def main():
+...     f = kfifo.Kfifo(64)
+...     af = AsyncKfifo(f)
+...     await af.put(b"hello")
+...     return await af.get(64)
+>>> asyncio.run(main())
+b'hello'
+
+``AsyncKfifo(f)`` is a view of a fifo, as janus's ``async_q`` is of its
+queue: the same names as the blocking calls of ``Kfifo`` (put, get,
+get_into, get_exactly, put_rec, get_rec, records, wait_avail, wait_len),
+with the same arguments, results, errors and end of stream, but awaited.
+The sync fifo stays one type, and code moves between the two faces by
+adding or removing ``await``.  (``Kfifo`` is a C type without a ``__dict__``
+or weak references, so it cannot cache a view of itself: make one view per
+fifo and share it among the tasks.)
+
+How a call waits, without a thread: it first tries the non-blocking form
+(the sync call with ``timeout=0``); only when that finds nothing does it
+register, in the running loop, the fifo's descriptor for that direction
+(:meth:`kfifo.Kfifo.notifier`: "data" for the get side, "room" for the put
+side), armed before it tries again, and then await a future that the
+loop's reader callback resolves when the descriptor becomes readable.
+One reader per loop, view and direction wakes every task that waits
+there; it stays registered while tasks use it and is removed (and its
+descriptor closed) when none waits any more, when the fifo is freed and
+when a waiting task is cancelled or its loop closes.
+
+Cancellation is exact: a call takes or stores nothing at an ``await``, only
+between them, so a cancelled ``get``/``get_into``/``get_exactly``/
+``get_rec`` took nothing, and a cancelled ``put_rec`` stored nothing (a
+record is stored whole).  A ``put`` streams, so it may have stored part of
+its data when it is cancelled: pass ``progress=Progress()`` and read
+``progress.stored`` afterwards (a cancelled task's ``CancelledError`` is
+re-created by asyncio, so an attribute on it would not reach the caller).
+"""
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+from typing import Any, AsyncIterator, Callable, Dict, Optional, Set, Tuple
+
+from kfifo import Kfifo
+
+__all__ = ["AsyncKfifo", "Progress"]
+
+_NO_LIMIT = 1e9  # seconds; as in the sync calls, a longer timeout is no limit
+
+
+class Progress:
+    """What a :meth:`AsyncKfifo.put` stored so far (pass one as ``progress=``).
+
+    ``stored`` is the count of bytes this call stored, updated before every
+    ``await`` of the call, so after a cancellation (``task.cancel()``,
+    ``asyncio.timeout()``, ``wait_for``, a TaskGroup) it says exactly how much
+    of the data is in the fifo; ``total`` is the length of the data.
+    """
+
+    __slots__ = ("stored", "total")
+
+    def __init__(self) -> None:
+        self.stored = 0
+        self.total = 0
+
+    def __repr__(self) -> str:
+        return f"<kfifo.aio.Progress stored={self.stored} total={self.total}>"
+
+
+def _deadline(loop: asyncio.AbstractEventLoop, timeout: object, method: str) -> Optional[float]:
+    """timeout in seconds -> a deadline in loop.time(), None for no limit.
+
+    The same rules and messages as the sync calls (docs/spec.md, Python waiting).
+    """
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool):
+        raise TypeError(
+            f"Kfifo.{method}(): timeout must be a number of seconds or None, not bool "
+            "(queue.Queue's block argument has no equivalent here: use timeout=0 to not wait)"
+        )
+    if isinstance(timeout, float):
+        t = timeout
+        if math.isnan(t):
+            raise ValueError(f"Kfifo.{method}(): timeout must be a number of seconds, not nan")
+    elif isinstance(timeout, int) or hasattr(type(timeout), "__index__"):
+        i = timeout.__index__() if not isinstance(timeout, int) else timeout  # type: ignore[attr-defined]
+        t = -1.0 if i < 0 else (float(i) if i < _NO_LIMIT else math.inf)
+    else:
+        raise TypeError(
+            f"Kfifo.{method}(): timeout must be a number of seconds or None, not {type(timeout).__name__}"
+        )
+    if t < 0:
+        raise ValueError(f"Kfifo.{method}(): timeout must not be negative, got {timeout!r}")
+    if t >= _NO_LIMIT:
+        return None
+    return loop.time() + t
+
+
+def _put_error(kind: type, message: str, stored: int) -> BaseException:
+    exc: BaseException = kind(message)
+    exc.stored = stored  # type: ignore[attr-defined]
+    return exc
+
+
+def _new_notifier(fifo: Kfifo, direction: str) -> Any:
+    return fifo.notifier(direction)  # type: ignore[attr-defined]
+
+
+def _expire(fut: "asyncio.Future[bool]") -> None:
+    if not fut.done():
+        fut.set_result(False)
+
+
+class _Waker:
+    """One loop's reader of one fifo direction, shared by the tasks waiting there.
+
+    It owns a notifier and a duplicate of its descriptor, which is what the
+    loop watches: ``Kfifo.free()`` closes the notifier's own descriptor,
+    and a descriptor closed while a loop watches it would leave the loop a
+    stale registration (and nobody woken).  The duplicate keeps the file
+    open until this object removes its reader and closes it.
+    """
+
+    __slots__ = ("_view", "_loop", "_direction", "_notifier", "_fd", "_futures", "_users",
+                 "_idle_check")
+
+    def __init__(self, view: AsyncKfifo, loop: asyncio.AbstractEventLoop, direction: str) -> None:
+        self._view = view
+        self._loop = loop
+        self._direction = direction
+        self._futures: Set[asyncio.Future[bool]] = set()
+        self._users = 0
+        self._idle_check = False
+        n = _new_notifier(view.fifo, direction)
+        try:
+            n.arm()
+            self._fd = os.dup(n.fileno())
+        except BaseException:
+            n.close()
+            raise
+        self._notifier = n
+        try:
+            loop.add_reader(self._fd, self._ready)
+        except BaseException:
+            os.close(self._fd)
+            n.close()
+            raise
+
+    def _ready(self) -> None:
+        n = self._notifier
+        if n.closed or self._view.fifo.is_freed():
+            self.release()
+        else:
+            n.clear()
+        for fut in self._futures:
+            if not fut.done():
+                fut.set_result(True)
+
+    async def wait(self, deadline: Optional[float]) -> None:
+        """Until the descriptor is readable, the deadline passes or the call is cancelled."""
+        loop = self._loop
+        fut: asyncio.Future[bool] = loop.create_future()
+        self._futures.add(fut)
+        timer = None if deadline is None else loop.call_at(deadline, _expire, fut)
+        try:
+            await fut
+        finally:
+            self._futures.discard(fut)
+            if timer is not None:
+                timer.cancel()
+
+    def enter(self) -> None:
+        self._users += 1
+
+    def leave(self, done: bool) -> None:
+        """A task stops waiting: ``done`` when it leaves with its result.
+
+        A task that got its result usually calls again at once (a consumer
+        in a loop), so the reader is kept until the loop's next turn; one
+        that leaves by an exception (cancelled, timed out, its loop closing)
+        takes the reader down now when it was the last.
+        """
+        self._users -= 1
+        if self._users:
+            return
+        if not done:
+            self.release()
+        elif not self._idle_check:
+            self._idle_check = True
+            try:
+                self._loop.call_soon(self._release_if_idle)
+            except RuntimeError:  # the loop is closed
+                self.release()
+
+    def _release_if_idle(self) -> None:
+        self._idle_check = False
+        if not self._users:
+            self.release()
+
+    def release(self) -> None:
+        """Remove the reader, close the descriptors; idempotent."""
+        wakers = self._view._wakers
+        if wakers.get((self._loop, self._direction)) is self:
+            del wakers[(self._loop, self._direction)]
+        if self._fd < 0:
+            return
+        try:
+            if not self._loop.is_closed():
+                self._loop.remove_reader(self._fd)
+        finally:
+            os.close(self._fd)
+            self._fd = -1
+            self._notifier.close()
+
+
+class _Session:
+    """A call's use of a waker: ``with`` it around the retry loop."""
+
+    __slots__ = ("_view", "_direction", "waker", "_done")
+
+    def __init__(self, view: AsyncKfifo, direction: str) -> None:
+        self._view = view
+        self._direction = direction
+        self._done = False
+
+    def __enter__(self) -> _Waker:
+        loop = asyncio.get_running_loop()
+        key = (loop, self._direction)
+        w = self._view._wakers.get(key)
+        if w is None:
+            w = self._view._wakers[key] = _Waker(self._view, loop, self._direction)
+        w.enter()
+        self.waker = w
+        return w
+
+    def __exit__(self, exc_type: Optional[type], *rest: object) -> None:
+        self.waker.leave(exc_type is None)
+
+
+class AsyncKfifo:
+    """An asyncio view of a :class:`kfifo.Kfifo` (ordinary or shared).
+
+    Its coroutines are the fifo's blocking calls: same arguments, results,
+    errors (the messages name the sync call) and end of stream; ``timeout``
+    in seconds, ``None`` without limit, ``0`` only tries.  Any number of
+    tasks of any number of loops may wait on one view; the one-producer/
+    one-consumer rule of the fifo still holds for the data itself.
+    """
+
+    __slots__ = ("_fifo", "_wakers", "__weakref__")
+
+    def __init__(self, fifo: Kfifo) -> None:
+        if not isinstance(fifo, Kfifo):
+            raise TypeError(f"AsyncKfifo() needs a kfifo.Kfifo, not {type(fifo).__name__}")
+        self._fifo = fifo
+        self._wakers: Dict[Tuple[asyncio.AbstractEventLoop, str], _Waker] = {}
+
+    @property
+    def fifo(self) -> Kfifo:
+        """The fifo this view waits on (for the calls that never wait)."""
+        return self._fifo
+
+    def __repr__(self) -> str:
+        return f"<kfifo.aio.AsyncKfifo of {self._fifo!r}>"
+
+    def close(self) -> None:
+        """``Kfifo.close()``: end of stream; wakes every waiting task."""
+        self._fifo.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._fifo.closed
+
+    async def _retry(self, direction: str, method: str, attempt: Callable[[], Any],
+                     deadline: Optional[float], on_timeout: Callable[[], BaseException]) -> Any:
+        """The no-lost-wake-up loop: arm; { try; wait; } until attempt() answers.
+
+        ``attempt`` returns the result, or raises TimeoutError for "not yet".
+        """
+        with _Session(self, direction) as waker:
+            loop = waker._loop
+            while True:
+                try:
+                    return attempt()
+                except TimeoutError:
+                    pass
+                if deadline is not None and loop.time() >= deadline:
+                    raise on_timeout()
+                await waker.wait(deadline)
+
+    # ---- consumer side ----------------------------------------------------------
+
+    async def get(self, n: int, timeout: Optional[float] = None) -> bytes:
+        """Wait for a stored byte, then take up to ``n`` (``b""`` at end of stream)."""
+        loop = asyncio.get_running_loop()
+        deadline = _deadline(loop, timeout, "get")
+        fifo = self._fifo
+        try:
+            return fifo.get(n, 0)
+        except TimeoutError:
+            if timeout == 0:
+                raise
+        return await self._retry("data", "get", lambda: fifo.get(n, 0), deadline,
+                                 lambda: TimeoutError("Kfifo.get(): timed out"))
+
+    async def get_into(self, buffer: Any, timeout: Optional[float] = None) -> int:
+        """``get`` into a writable buffer; returns the count (0 at end of stream)."""
+        loop = asyncio.get_running_loop()
+        deadline = _deadline(loop, timeout, "get_into")
+        fifo = self._fifo
+        try:
+            return fifo.get_into(buffer, 0)
+        except TimeoutError:
+            if timeout == 0:
+                raise
+        return await self._retry("data", "get_into", lambda: fifo.get_into(buffer, 0), deadline,
+                                 lambda: TimeoutError("Kfifo.get_into(): timed out"))
+
+    async def get_exactly(self, n: int, timeout: Optional[float] = None) -> bytes:
+        """Wait until ``n`` bytes are stored and take them; ``EOFError`` if the stream ends first."""
+        loop = asyncio.get_running_loop()
+        deadline = _deadline(loop, timeout, "get_exactly")
+        fifo = self._fifo
+        try:
+            return fifo.get_exactly(n, 0)
+        except TimeoutError:
+            if timeout == 0:
+                raise
+        return await self._retry("data", "get_exactly", lambda: fifo.get_exactly(n, 0), deadline,
+                                 lambda: TimeoutError("Kfifo.get_exactly(): timed out"))
+
+    async def get_rec(self, recsize: int, timeout: Optional[float] = None) -> Optional[bytes]:
+        """Wait for a whole record and take it; ``None`` at end of stream."""
+        loop = asyncio.get_running_loop()
+        deadline = _deadline(loop, timeout, "get_rec")
+        fifo = self._fifo
+        try:
+            return fifo.get_rec(recsize, 0)
+        except TimeoutError:
+            if timeout == 0:
+                raise
+        return await self._retry("data", "get_rec", lambda: fifo.get_rec(recsize, 0), deadline,
+                                 lambda: TimeoutError("Kfifo.get_rec(): timed out"))
+
+    def records(self, recsize: int) -> AsyncIterator[bytes]:
+        """``async for rec in view.records(recsize)``: records until end of stream."""
+        self._fifo.records(recsize)  # the sync call's checks (recsize 1 or 2, not freed)
+        return _Records(self, recsize)
+
+    async def wait_len(self, n: int, timeout: Optional[float] = None) -> bool:
+        """True once ``len() >= n``; False on timeout or when the stream ended short."""
+        loop = asyncio.get_running_loop()
+        deadline = _deadline(loop, timeout, "wait_len")
+        fifo = self._fifo
+
+        def attempt() -> bool:
+            closed = fifo.closed  # before the check: data stored, then closed, is data
+            if fifo.wait_len(n, 0):
+                return True
+            if closed:
+                return False
+            raise TimeoutError
+
+        try:
+            return attempt()
+        except TimeoutError:
+            if timeout == 0 or (deadline is not None and deadline <= loop.time()):
+                return False
+        try:
+            return bool(await self._retry("data", "wait_len", attempt, deadline, TimeoutError))
+        except TimeoutError:
+            return False
+
+    # ---- producer side ----------------------------------------------------------
+
+    async def wait_avail(self, n: int, timeout: Optional[float] = None) -> bool:
+        """True once ``avail() >= n``; False on timeout or when the fifo is closed."""
+        loop = asyncio.get_running_loop()
+        deadline = _deadline(loop, timeout, "wait_avail")
+        fifo = self._fifo
+
+        def attempt() -> bool:
+            if fifo.wait_avail(n, 0):
+                return True
+            if fifo.closed:
+                return False
+            raise TimeoutError
+
+        try:
+            return attempt()
+        except TimeoutError:
+            if timeout == 0 or (deadline is not None and deadline <= loop.time()):
+                return False
+        try:
+            return bool(await self._retry("room", "wait_avail", attempt, deadline, TimeoutError))
+        except TimeoutError:
+            return False
+
+    async def put_rec(self, data: Any, recsize: int, timeout: Optional[float] = None) -> None:
+        """Wait for room for the whole record and store it (whole or not at all)."""
+        loop = asyncio.get_running_loop()
+        deadline = _deadline(loop, timeout, "put_rec")
+        fifo = self._fifo
+        try:
+            return fifo.put_rec(data, recsize, 0)
+        except TimeoutError:
+            if timeout == 0:
+                raise
+        await self._retry("room", "put_rec", lambda: fifo.put_rec(data, recsize, 0), deadline,
+                          lambda: _put_error(TimeoutError, "Kfifo.put_rec(): timed out (nothing stored)", 0))
+
+    async def put(self, data: Any, timeout: Optional[float] = None, *,
+                  progress: Optional[Progress] = None) -> None:
+        """Store all of ``data``, waiting for room as needed (it streams through).
+
+        ``TimeoutError``/``BrokenPipeError`` carry ``stored``, the bytes this
+        call stored; ``progress`` (a :class:`Progress`) shows the same count
+        at every moment, so also after a cancellation.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = _deadline(loop, timeout, "put")
+        fifo = self._fifo
+        if progress is not None:
+            progress.stored = 0
+            progress.total = 0
+        try:
+            fifo.put(data, 0)
+        except TimeoutError as e:
+            done: int = e.stored  # type: ignore[attr-defined]
+        except BrokenPipeError as e:
+            if progress is not None:
+                progress.stored = e.stored  # type: ignore[attr-defined]
+            raise
+        else:
+            if progress is not None:
+                progress.stored = progress.total = memoryview(data).nbytes
+            return
+        view = memoryview(data)
+        if view.ndim != 1 or view.format not in ("B", "b", "c"):
+            view = view.cast("B")
+        total = view.nbytes
+        if progress is not None:
+            progress.stored = done
+            progress.total = total
+        if timeout == 0:
+            raise _put_error(TimeoutError, f"Kfifo.put(): timed out with {done} of {total} "
+                             "bytes stored by this call", done)
+
+        def attempt() -> None:
+            nonlocal done
+            try:
+                fifo.put(view[done:], 0)
+                done = total
+            except TimeoutError as e:
+                done += e.stored  # type: ignore[attr-defined]
+                raise
+            except BrokenPipeError as e:
+                done += e.stored  # type: ignore[attr-defined]
+                raise _put_error(BrokenPipeError, f"Kfifo.put(): the fifo is closed ({done} of "
+                                 f"{total} bytes stored by this call)", done) from None
+            finally:
+                if progress is not None:
+                    progress.stored = done
+
+        await self._retry("room", "put", attempt, deadline,
+                          lambda: _put_error(TimeoutError, f"Kfifo.put(): timed out with {done} of "
+                                             f"{total} bytes stored by this call", done))
+
+
+class _Records:
+    """``AsyncKfifo.records()``: an async iterator of get_rec until end of stream."""
+
+    __slots__ = ("_view", "_recsize")
+
+    def __init__(self, view: AsyncKfifo, recsize: int) -> None:
+        self._view: Optional[AsyncKfifo] = view
+        self._recsize = recsize
+
+    def __aiter__(self) -> _Records:
+        return self
+
+    async def __anext__(self) -> bytes:
+        view = self._view
+        if view is None:
+            raise StopAsyncIteration
+        try:
+            rec = view._fifo.get_rec(self._recsize, 0)
+        except TimeoutError:
+            rec = await view.get_rec(self._recsize)
+        if rec is None:
+            self._view = None
+            raise StopAsyncIteration
+        return rec
