@@ -44,7 +44,9 @@ from __future__ import annotations
 import asyncio
 import math
 import os
-from typing import Any, AsyncIterator, Callable, Dict, Optional, Set, Tuple
+import time
+import weakref
+from typing import Any, AsyncIterator, Callable, Optional, Set, Tuple
 
 from kfifo import Kfifo
 
@@ -72,9 +74,11 @@ class Progress:
         return f"<kfifo.aio.Progress stored={self.stored} total={self.total}>"
 
 
-def _deadline(loop: asyncio.AbstractEventLoop, timeout: object, method: str) -> Optional[float]:
-    """timeout in seconds -> a deadline in loop.time(), None for no limit.
+def _deadline(timeout: object, method: str) -> Optional[float]:
+    """timeout in seconds -> a deadline in time.monotonic(), None for no limit.
 
+    Not the loop's clock: uvloop's counts whole milliseconds, and a timeout
+    must never end early.
     The same rules and messages as the sync calls (docs/spec.md, Python waiting).
     """
     if timeout is None:
@@ -99,7 +103,7 @@ def _deadline(loop: asyncio.AbstractEventLoop, timeout: object, method: str) -> 
         raise ValueError(f"Kfifo.{method}(): timeout must not be negative, got {timeout!r}")
     if t >= _NO_LIMIT:
         return None
-    return loop.time() + t
+    return time.monotonic() + t
 
 
 def _put_error(kind: type, message: str, stored: int) -> BaseException:
@@ -128,7 +132,7 @@ class _Waker:
     """
 
     __slots__ = ("_view", "_loop", "_direction", "_notifier", "_fd", "_futures", "_users",
-                 "_idle_check")
+                 "_idle_check", "__weakref__")
 
     def __init__(self, view: AsyncKfifo, loop: asyncio.AbstractEventLoop, direction: str) -> None:
         self._view = view
@@ -167,7 +171,9 @@ class _Waker:
         loop = self._loop
         fut: asyncio.Future[bool] = loop.create_future()
         self._futures.add(fut)
-        timer = None if deadline is None else loop.call_at(deadline, _expire, fut)
+        timer = None
+        if deadline is not None:
+            timer = loop.call_later(max(0.0, deadline - time.monotonic()), _expire, fut)
         try:
             await fut
         finally:
@@ -259,7 +265,12 @@ class AsyncKfifo:
         if not isinstance(fifo, Kfifo):
             raise TypeError(f"AsyncKfifo() needs a kfifo.Kfifo, not {type(fifo).__name__}")
         self._fifo = fifo
-        self._wakers: Dict[Tuple[asyncio.AbstractEventLoop, str], _Waker] = {}
+        # weak: while its loop runs, a waker is held by the loop's reader
+        # (and holds the futures, so the tasks, that wait on it); once the
+        # loop is closed without cancelling them, nothing holds it but
+        # those tasks, and collecting them closes its descriptors
+        self._wakers: weakref.WeakValueDictionary[Tuple[asyncio.AbstractEventLoop, str], _Waker]
+        self._wakers = weakref.WeakValueDictionary()
 
     @property
     def fifo(self) -> Kfifo:
@@ -284,13 +295,12 @@ class AsyncKfifo:
         ``attempt`` returns the result, or raises TimeoutError for "not yet".
         """
         with _Session(self, direction) as waker:
-            loop = waker._loop
             while True:
                 try:
                     return attempt()
                 except TimeoutError:
                     pass
-                if deadline is not None and loop.time() >= deadline:
+                if deadline is not None and time.monotonic() >= deadline:
                     raise on_timeout()
                 await waker.wait(deadline)
 
@@ -298,8 +308,7 @@ class AsyncKfifo:
 
     async def get(self, n: int, timeout: Optional[float] = None) -> bytes:
         """Wait for a stored byte, then take up to ``n`` (``b""`` at end of stream)."""
-        loop = asyncio.get_running_loop()
-        deadline = _deadline(loop, timeout, "get")
+        deadline = _deadline(timeout, "get")
         fifo = self._fifo
         try:
             return fifo.get(n, 0)
@@ -311,8 +320,7 @@ class AsyncKfifo:
 
     async def get_into(self, buffer: Any, timeout: Optional[float] = None) -> int:
         """``get`` into a writable buffer; returns the count (0 at end of stream)."""
-        loop = asyncio.get_running_loop()
-        deadline = _deadline(loop, timeout, "get_into")
+        deadline = _deadline(timeout, "get_into")
         fifo = self._fifo
         try:
             return fifo.get_into(buffer, 0)
@@ -324,8 +332,7 @@ class AsyncKfifo:
 
     async def get_exactly(self, n: int, timeout: Optional[float] = None) -> bytes:
         """Wait until ``n`` bytes are stored and take them; ``EOFError`` if the stream ends first."""
-        loop = asyncio.get_running_loop()
-        deadline = _deadline(loop, timeout, "get_exactly")
+        deadline = _deadline(timeout, "get_exactly")
         fifo = self._fifo
         try:
             return fifo.get_exactly(n, 0)
@@ -337,8 +344,7 @@ class AsyncKfifo:
 
     async def get_rec(self, recsize: int, timeout: Optional[float] = None) -> Optional[bytes]:
         """Wait for a whole record and take it; ``None`` at end of stream."""
-        loop = asyncio.get_running_loop()
-        deadline = _deadline(loop, timeout, "get_rec")
+        deadline = _deadline(timeout, "get_rec")
         fifo = self._fifo
         try:
             return fifo.get_rec(recsize, 0)
@@ -355,8 +361,7 @@ class AsyncKfifo:
 
     async def wait_len(self, n: int, timeout: Optional[float] = None) -> bool:
         """True once ``len() >= n``; False on timeout or when the stream ended short."""
-        loop = asyncio.get_running_loop()
-        deadline = _deadline(loop, timeout, "wait_len")
+        deadline = _deadline(timeout, "wait_len")
         fifo = self._fifo
 
         def attempt() -> bool:
@@ -370,7 +375,7 @@ class AsyncKfifo:
         try:
             return attempt()
         except TimeoutError:
-            if timeout == 0 or (deadline is not None and deadline <= loop.time()):
+            if timeout == 0 or (deadline is not None and deadline <= time.monotonic()):
                 return False
         try:
             return bool(await self._retry("data", "wait_len", attempt, deadline, TimeoutError))
@@ -381,8 +386,7 @@ class AsyncKfifo:
 
     async def wait_avail(self, n: int, timeout: Optional[float] = None) -> bool:
         """True once ``avail() >= n``; False on timeout or when the fifo is closed."""
-        loop = asyncio.get_running_loop()
-        deadline = _deadline(loop, timeout, "wait_avail")
+        deadline = _deadline(timeout, "wait_avail")
         fifo = self._fifo
 
         def attempt() -> bool:
@@ -395,7 +399,7 @@ class AsyncKfifo:
         try:
             return attempt()
         except TimeoutError:
-            if timeout == 0 or (deadline is not None and deadline <= loop.time()):
+            if timeout == 0 or (deadline is not None and deadline <= time.monotonic()):
                 return False
         try:
             return bool(await self._retry("room", "wait_avail", attempt, deadline, TimeoutError))
@@ -404,8 +408,7 @@ class AsyncKfifo:
 
     async def put_rec(self, data: Any, recsize: int, timeout: Optional[float] = None) -> None:
         """Wait for room for the whole record and store it (whole or not at all)."""
-        loop = asyncio.get_running_loop()
-        deadline = _deadline(loop, timeout, "put_rec")
+        deadline = _deadline(timeout, "put_rec")
         fifo = self._fifo
         try:
             return fifo.put_rec(data, recsize, 0)
@@ -423,8 +426,7 @@ class AsyncKfifo:
         call stored; ``progress`` (a :class:`Progress`) shows the same count
         at every moment, so also after a cancellation.
         """
-        loop = asyncio.get_running_loop()
-        deadline = _deadline(loop, timeout, "put")
+        deadline = _deadline(timeout, "put")
         fifo = self._fifo
         if progress is not None:
             progress.stored = 0

@@ -1,0 +1,546 @@
+# SPDX-License-Identifier: MIT
+"""kfifo.aio: the blocking calls awaited (docs/asyncio.md), on the default
+asyncio loop and on uvloop, for ordinary and shared fifos: results, errors
+and end of stream as the sync calls (tests/test_waiting.py), timeouts,
+close/free waking every task, one reader per loop and direction,
+cancellation that takes or stores nothing, and nothing left behind when a
+loop closes while tasks wait."""
+import asyncio
+import gc
+import os
+import sys
+import threading
+import time
+
+import pytest
+
+import _aio_standin  # noqa: F401  TEMPORARY
+from kfifo import Kfifo
+from kfifo.aio import AsyncKfifo, Progress
+
+try:
+    import uvloop
+except ImportError:  # pragma: no cover - the test extra installs it
+    uvloop = None
+
+LOOPS = ["asyncio", pytest.param("uvloop", marks=pytest.mark.skipif(uvloop is None, reason="uvloop missing"))]
+
+
+def run_on(kind, main):
+    """Run the coroutine function *main* on a new loop of *kind*."""
+    if kind == "uvloop":
+        return uvloop.run(main())
+    return asyncio.run(main())
+
+
+@pytest.fixture(params=LOOPS)
+def run(request):
+    return lambda main: run_on(request.param, main)
+
+
+@pytest.fixture(params=["plain", "shared"])
+def make(request):
+    """Make fifos of the kind the test runs with; free them afterwards."""
+    made = []
+
+    def make(size, **kw):
+        f = Kfifo(size, shared=True, **kw) if request.param == "shared" else Kfifo(size, **kw)
+        made.append(f)
+        return f
+
+    yield make
+    for f in made:
+        f.free()
+
+
+def later(loop, seconds, fn, *args):
+    return loop.call_later(seconds, fn, *args)
+
+
+def fds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+# ---- the calls, as the sync ones -------------------------------------------------------
+
+
+def test_every_call_answers_at_once_when_it_need_not_wait(run, make):
+    async def main():
+        f = make(64)
+        af = AsyncKfifo(f)
+        await af.put(b"abcdef")
+        assert await af.get(2) == b"ab"
+        buf = bytearray(2)
+        assert await af.get_into(buf) == 2 and buf == b"cd"
+        assert await af.get_exactly(2) == b"ef"
+        await af.put_rec(b"rec", 2)
+        assert await af.get_rec(2) == b"rec"
+        assert await af.wait_avail(64) is True
+        assert await af.wait_len(1, timeout=0) is False
+        assert await af.get(0) == b"" and await af.get_into(bytearray()) == 0
+        assert af._wakers == {}  # nothing waited: no reader was registered
+
+    run(main)
+
+
+def test_get_waits_for_data_from_another_thread(run, make):
+    async def main():
+        f = make(16)
+        threading.Timer(0.05, f.in_, (b"late",)).start()
+        assert await AsyncKfifo(f).get(8, timeout=10) == b"late"
+
+    run(main)
+
+
+def test_every_waiting_call_is_woken_by_the_other_side(run, make):
+    async def main():
+        f = make(8)
+        af = AsyncKfifo(f)
+        loop = asyncio.get_running_loop()
+        later(loop, 0.02, f.in_, b"x")
+        assert await af.get(8, timeout=10) == b"x"
+        later(loop, 0.02, f.in_, b"yz")
+        assert await af.get_into(bytearray(4), timeout=10) == 2
+        f.in_(b"ab")
+        later(loop, 0.02, f.in_, b"c")
+        assert await af.get_exactly(3, timeout=10) == b"abc"
+        f.in_(b"\x03ab")
+        later(loop, 0.02, f.in_, b"c")
+        assert await af.get_rec(1, timeout=10) == b"abc"
+        later(loop, 0.02, f.in_, b"1234")
+        assert await af.wait_len(4, timeout=10) is True
+        f.in_(b"5678")
+        later(loop, 0.02, f.out, 3)
+        assert await af.wait_avail(3, timeout=10) is True
+        later(loop, 0.02, f.out, 8)
+        await af.put_rec(b"abc", 1, timeout=10)
+        assert f.out(8) == b"\x03abc"
+        f.in_(b"1234567")
+        later(loop, 0.02, f.out, 8)
+        await af.put(b"abcdef", timeout=10)  # "a" fits at once, the rest after out()
+        assert f.out(8) == b"bcdef"
+
+    run(main)
+
+
+def test_put_longer_than_the_fifo_streams_through_to_an_async_consumer(run, make):
+    async def main():
+        f = make(16, start=2**32 - 7)
+        af = AsyncKfifo(f)
+        data = os.urandom(20_000)
+        got = bytearray()
+
+        async def consume():
+            while True:
+                c = await af.get(7)
+                if not c:
+                    return
+                got.extend(c)
+
+        async def produce():
+            await af.put(data)
+            af.close()
+
+        await asyncio.gather(consume(), produce())
+        assert bytes(got) == data
+
+    run(main)
+
+
+def test_records_iterates_until_end_of_stream_with_a_thread_producer(run, make):
+    records = [bytes([i & 0xFF]) * (i % 50) for i in range(2000)]
+
+    async def main():
+        f = make(64)
+
+        def produce():
+            for r in records:
+                f.put_rec(r, 1, timeout=60)
+            f.close()
+
+        t = threading.Thread(target=produce)
+        t.start()
+        got = [r async for r in AsyncKfifo(f).records(1)]
+        t.join()
+        assert got == records
+
+    run(main)
+
+
+def test_end_of_stream_is_the_sync_calls_one(run):
+    async def main():
+        f = Kfifo(8)
+        af = AsyncKfifo(f)
+        f.in_(b"ab")
+        f.close()
+        assert af.closed
+        assert await af.get(1) == b"a"  # drained after close
+        assert await af.get(8) == b"b"
+        assert await af.get(8) == b"" and await af.get_into(bytearray(2)) == 0
+        assert await af.get_rec(1) is None
+        with pytest.raises(EOFError):
+            await af.get_exactly(1)
+        assert await af.wait_len(1) is False
+        assert await af.wait_avail(1) is False
+        with pytest.raises(BrokenPipeError, match="0 of 1 bytes") as e:
+            await af.put(b"x")
+        assert e.value.stored == 0
+        with pytest.raises(BrokenPipeError):
+            await af.put_rec(b"x", 1)
+
+    run(main)
+
+
+def test_bad_arguments_raise_the_sync_calls_errors():
+    async def main():
+        af = AsyncKfifo(Kfifo(8))
+        with pytest.raises(ValueError, match="size"):
+            await af.get_exactly(9)
+        with pytest.raises(ValueError, match="recsize must be 1 or 2"):
+            await af.get_rec(0)
+        with pytest.raises(ValueError):
+            af.records(3)  # at the call, as the sync records()
+        with pytest.raises(ValueError, match="never fit"):
+            await af.put_rec(b"x" * 9, 1)
+        with pytest.raises(ValueError):
+            await af.wait_len(9)
+        with pytest.raises(ValueError):
+            await af.wait_avail(9, timeout=0)
+        with pytest.raises(TypeError):
+            await af.put("text")
+        for bad in (-1, -0.5, float("nan")):
+            with pytest.raises(ValueError, match="timeout"):
+                await af.get(1, timeout=bad)
+        with pytest.raises(TypeError, match="timeout"):
+            await af.put(b"x", timeout="1")
+        with pytest.raises(TypeError, match="not bool"):
+            await af.get(1, timeout=False)
+        with pytest.raises(TypeError):
+            AsyncKfifo(b"not a fifo")
+        assert af.fifo.len() == 0
+
+    asyncio.run(main())
+
+
+# ---- timeouts --------------------------------------------------------------------------
+
+
+def test_timeouts_raise_the_sync_calls_timeout_errors_no_sooner_than_asked(run, make):
+    async def main():
+        f = make(8)
+        af = AsyncKfifo(f)
+        for call in (af.get(1, 0.05), af.get_into(bytearray(1), 0.05), af.get_rec(1, 0.05)):
+            t0 = time.monotonic()
+            with pytest.raises(TimeoutError, match=r"Kfifo\.get.*\(\): timed out"):
+                await call
+            assert time.monotonic() - t0 >= 0.05
+        with pytest.raises(TimeoutError):
+            await af.get(1, timeout=0)
+        assert await af.wait_len(1, timeout=0.05) is False
+        f.in_(b"abc")
+        with pytest.raises(TimeoutError):
+            await af.get_exactly(4, timeout=0.05)
+        assert f.len() == 3  # nothing removed
+        with pytest.raises(TimeoutError) as e:
+            await af.put_rec(b"abcde", 1, timeout=0.05)
+        assert e.value.stored == 0 and f.len() == 3
+        with pytest.raises(TimeoutError, match="5 of 7 bytes") as e:
+            await af.put(b"abcdefg", timeout=0.05)
+        assert e.value.stored == 5 and f.out(8) == b"abcabcde"
+        f.in_(b"12345")
+        with pytest.raises(TimeoutError, match="3 of 10 bytes"):
+            await af.put(b"abcdefghij", timeout=0)  # stores what fits, then raises
+        assert await af.wait_avail(1, timeout=0.05) is False
+        assert af._wakers == {}  # the last waiter took its reader away
+
+    run(main)
+
+
+def test_timeout_counts_from_the_call_not_from_the_last_wake_up(run):
+    async def main():
+        f = Kfifo(8)
+        af = AsyncKfifo(f)
+        stop = threading.Event()
+
+        def trickle():
+            while not stop.is_set() and f.len() < 7:
+                f.in_(b"x")
+                time.sleep(0.02)
+
+        t = threading.Thread(target=trickle)
+        t.start()
+        t0 = time.monotonic()
+        try:
+            with pytest.raises(TimeoutError):
+                await af.get_exactly(8, timeout=0.2)
+        finally:
+            stop.set()
+            t.join()
+        assert 0.2 <= time.monotonic() - t0 < 5
+        assert f.len() <= 7
+
+    run(main)
+
+
+# ---- many tasks, one reader ---------------------------------------------------------------
+
+
+def test_many_tasks_waiting_on_one_fifo_share_one_reader_and_all_wake(run):
+    async def main():
+        f = Kfifo(64)
+        af = AsyncKfifo(f)
+        tasks = [asyncio.ensure_future(af.wait_len(1 + i)) for i in range(5)]
+        await asyncio.sleep(0.02)
+        assert list(af._wakers) == [(asyncio.get_running_loop(), "data")]
+        f.in_(b"x" * 5)
+        assert await asyncio.gather(*tasks) == [True] * 5
+        await asyncio.sleep(0)
+        assert af._wakers == {}
+
+    run(main)
+
+
+def test_close_wakes_every_waiting_task_with_the_sync_answer(run, make):
+    async def main():
+        f = make(8)
+        af = AsyncKfifo(f)
+        g = make(4)
+        ag = AsyncKfifo(g)
+        g.in_(b"full")
+        waits = [af.get(1), af.get_into(bytearray(1)), af.get_rec(1), af.wait_len(1),
+                 af.get_exactly(2), ag.put(b"xy"), ag.put_rec(b"x", 1), ag.wait_avail(1)]
+        tasks = [asyncio.ensure_future(w) for w in waits]
+        await asyncio.sleep(0.02)
+        f.close()
+        g.close()
+        res = await asyncio.gather(*tasks, return_exceptions=True)
+        assert res[:4] == [b"", 0, None, False]
+        assert isinstance(res[4], EOFError)
+        assert isinstance(res[5], BrokenPipeError) and res[5].stored == 0
+        assert isinstance(res[6], BrokenPipeError)
+        assert res[7] is False
+
+    run(main)
+
+
+BLOCKING = {
+    "get": lambda af: af.get(1),
+    "get_into": lambda af: af.get_into(bytearray(1)),
+    "get_exactly": lambda af: af.get_exactly(4),
+    "get_rec": lambda af: af.get_rec(1),
+    "wait_len": lambda af: af.wait_len(8),
+    "put": lambda af: (af.fifo.in_(b"x" * 8), af.put(b"y"))[1],
+    "put_rec": lambda af: (af.fifo.in_(b"x" * 8), af.put_rec(b"y", 1))[1],
+    "wait_avail": lambda af: (af.fifo.in_(b"x" * 8), af.wait_avail(1))[1],
+}
+
+
+@pytest.mark.parametrize("name", sorted(BLOCKING))
+def test_free_wakes_a_waiting_task_with_value_error(run, name):
+    async def main():
+        f = Kfifo(8)
+        af = AsyncKfifo(f)
+        t = asyncio.ensure_future(BLOCKING[name](af))
+        await asyncio.sleep(0.02)
+        n = fds()
+        f.free()
+        with pytest.raises(ValueError, match="freed"):
+            await asyncio.wait_for(t, 10)
+        assert af._wakers == {} and fds() <= n - 1
+
+    run(main)
+
+
+def test_free_from_another_thread_wakes_waiting_tasks(run):
+    async def main():
+        f = Kfifo(8)
+        af = AsyncKfifo(f)
+        tasks = [asyncio.ensure_future(af.get(1)) for _ in range(3)]
+        threading.Timer(0.05, f.free).start()
+        res = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 10)
+        assert all(isinstance(r, ValueError) for r in res)
+
+    run(main)
+
+
+# ---- cancellation ----------------------------------------------------------------------------
+
+
+def test_a_cancelled_get_takes_nothing(run, make):
+    async def main():
+        f = make(8)
+        af = AsyncKfifo(f)
+        calls = {"get": lambda: af.get(4), "get_into": lambda: af.get_into(bytearray(4)),
+                 "get_exactly": lambda: af.get_exactly(4), "get_rec": lambda: af.get_rec(1)}
+        for name, call in calls.items():
+            f.reset()
+            f.in_(b"\x05ab")  # a record announcing 5 bytes: get_rec waits
+            if name in ("get", "get_into"):
+                f.out(8)  # they wait for any byte: empty
+            t = asyncio.ensure_future(call())
+            await asyncio.sleep(0.01)
+            # data arrives and the task is cancelled before it runs again
+            before = f.len()
+            f.in_(b"c")
+            t.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await t
+            assert f.len() == before + 1
+
+    run(main)
+
+
+def test_a_cancel_racing_the_wake_up_takes_nothing(run):
+    # the reader resolved the future; the cancel comes before the task runs
+    async def main():
+        f = Kfifo(8)
+        af = AsyncKfifo(f)
+        for _ in range(20):
+            t = asyncio.ensure_future(af.get(8))
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            f.in_(b"ab")
+            w = af._wakers[(asyncio.get_running_loop(), "data")]
+            w._ready()  # as the loop would on readiness
+            t.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await t
+            assert f.out(8) == b"ab"
+
+    run(main)
+
+
+def test_a_cancelled_put_rec_stores_nothing_and_a_cancelled_put_reports_what_it_stored(run, make):
+    async def main():
+        f = make(8)
+        af = AsyncKfifo(f)
+        f.in_(b"123456")
+        t = asyncio.ensure_future(af.put_rec(b"abcd", 1))
+        await asyncio.sleep(0.01)
+        t.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await t
+        assert f.out(8) == b"123456"
+        f.in_(b"123456")
+        p = Progress()
+        t = asyncio.ensure_future(af.put(b"abcdefghij", progress=p))
+        await asyncio.sleep(0.01)
+        assert (p.stored, p.total) == (2, 10)
+        f.out(3)
+        await asyncio.sleep(0.05)
+        t.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await t
+        assert p.stored == 5
+        assert f.out(8) == b"456abcde"
+
+    run(main)
+
+
+def test_wait_for_and_asyncio_timeout_cancel_exactly(run):
+    async def main():
+        f = Kfifo(8)
+        af = AsyncKfifo(f)
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(af.get(1), 0.02)
+        f.in_(b"1234567")
+        p = Progress()
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(af.put(b"abc", progress=p), 0.02)
+        assert p.stored == 1 and f.out(8) == b"1234567a"
+        if sys.version_info >= (3, 11):
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.02):
+                    await af.get_exactly(4)
+            assert f.len() == 0
+        assert af._wakers == {}
+
+    run(main)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="asyncio.TaskGroup is 3.11+")
+def test_a_task_group_failure_cancels_the_waiting_calls(run):
+    async def main():
+        f = Kfifo(8)
+        af = AsyncKfifo(f)
+
+        async def fail():
+            await asyncio.sleep(0.02)
+            raise KeyError("boom")
+
+        with pytest.raises(BaseExceptionGroup):  # noqa: F821 - 3.11+
+            async with asyncio.TaskGroup() as tg:
+                tg.create_task(af.get(1))
+                tg.create_task(af.wait_avail(8, timeout=0.001))
+                tg.create_task(af.get_rec(1))
+                tg.create_task(fail())
+        assert af._wakers == {} and f.len() == 0
+
+    run(main)
+
+
+# ---- loops closing, several loops --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", LOOPS)
+def test_a_loop_closed_while_tasks_wait_leaks_no_descriptor(kind):
+    f, g = Kfifo(8), Kfifo(8)
+    af, ag = AsyncKfifo(f), AsyncKfifo(g)
+    g.in_(b"x" * 8)
+    gc.collect()
+    before = fds()
+    tasks = []
+
+    async def main():
+        for _ in range(3):
+            tasks.append(asyncio.ensure_future(af.get(1)))
+            tasks.append(asyncio.ensure_future(ag.put_rec(b"x" * 8, 0)))
+        tasks.append(asyncio.ensure_future(ag.wait_avail(4)))
+        await asyncio.sleep(0.02)
+        assert len(af._wakers) == len(ag._wakers) == 1
+        # return with the tasks still waiting: the runner cancels them
+
+    run_on(kind, main)
+    assert all(t.cancelled() for t in tasks)
+    del tasks[:]
+    gc.collect()
+    assert af._wakers == {} and ag._wakers == {}
+    assert fds() == before
+
+
+def test_a_loop_dropped_without_cancelling_its_tasks_leaks_no_descriptor():
+    f = Kfifo(8)
+    af = AsyncKfifo(f)
+    gc.collect()
+    before = fds()
+    loop = asyncio.new_event_loop()
+    t = loop.create_task(af.get(1))
+    loop.run_until_complete(asyncio.sleep(0.02))
+    assert len(af._wakers) == 1
+    loop.close()  # the task never finishes; its coroutine is closed when collected
+    del t, loop
+    gc.collect()
+    assert af._wakers == {}
+    assert fds() == before
+
+
+def test_one_view_serves_two_loops_in_two_threads():
+    f = Kfifo(64)
+    af = AsyncKfifo(f)
+    got = []
+
+    def consumer():
+        got.append(asyncio.run(af.get_exactly(8, timeout=10)))
+
+    t = threading.Thread(target=consumer)
+    t.start()
+
+    async def producer():
+        await asyncio.sleep(0.02)
+        for _ in range(8):
+            await af.put(b"z")
+            await asyncio.sleep(0.005)
+
+    asyncio.run(producer())
+    t.join()
+    assert got == [b"z" * 8]
