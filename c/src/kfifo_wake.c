@@ -72,6 +72,7 @@ void kfifo__wake(struct kfifo *fifo, unsigned int *seq)
 	if (old & 1u)
 		syscall(SYS_futex, seq, kfifo__futex_op(fifo, FUTEX_WAKE),
 			INT_MAX, NULL, NULL, 0);
+	kfifo__notify(fifo, seq);
 #else
 	(void)fifo;
 #endif
