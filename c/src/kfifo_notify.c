@@ -30,24 +30,27 @@
  *   would have (whoever zeroes the slot word does the decrement, once).
  *
  * No lost wake-up.  Waiter (arm, or clear): make the registration pending
- * (R), count the waiter (W1, arm only), a seq_cst fence (F2), then the
- * caller's check (W2: its non-blocking call).  Publisher: store the index
- * (P1), read the waiters (P2), and if it is not 0: kfifo__wake(), a
- * seq_cst fence (F1), read the registrations (N).
+ * (R), count the waiter (W1, arm only), a seq_cst read-modify-write of the
+ * direction's futex word that changes nothing (X2), then the caller's
+ * check (W2: its non-blocking call).  Publisher: store the index (P1),
+ * read the waiters (P2), and if it is not 0: kfifo__wake(), whose one
+ * successful RMW of the same futex word (X1: the new epoch) comes before
+ * it reads the registrations (N).
  *
  *   - P2 reads 0: by the argument of kfifo_wake.h (membarrier() after W1,
  *     or seq_cst throughout for handles) W2 sees P1: the check succeeds.
- *   - P2 reads W1 or later: W1 and every later change of the word are
- *     read-modify-writes, so F1 synchronises with W1 and N sees R.
- *   - Between the first signal and the next clear() (R again, now without
- *     W1: the count stays >= 1 while armed): in a registry R and N both
- *     hold the mutex, so either N comes after R and sees it pending, or
- *     P1 happens before R and so before W2.  In the slots, R and N are
- *     seq_cst RMWs of the slot word, and the two fences order them
- *     against P1 and W2: either F1 comes before F2 in the single total
- *     order, and W2 sees P1, or F2 comes first, and N reads R or later.
- *   - kfifo_close() stores @closed and goes through kfifo__wake() too:
+ *   - Else X1 and X2 are RMWs of one word, so one reads the other (or a
+ *     later RMW, all of which continue its release sequence) and
+ *     synchronises with it: X1 first, then P1 happens before W2, which
+ *     sees the new index; X2 first, then R happens before N, which finds
+ *     the notifier pending and signals it.
+ *   - The count stays >= 1 while armed, so after the first signal every
+ *     clear() (R and X2 again, without W1) meets every publication so.
+ *   - kfifo_close() stores @closed, then goes through kfifo__wake() too:
  *     the same either-or with @closed as the index.
+ *
+ * (RMWs, not fences: ThreadSanitizer checks them.  In a registry R and N
+ * also hold the mutex, which keeps the list itself consistent.)
  *
  * A clear() drains the fd first and makes the registration pending after:
  * a signal between the two stays in the fd (a spurious wake-up at worst),
@@ -458,12 +461,21 @@ void kfifo__notify(struct kfifo *fifo, unsigned int *seq)
 			? KFIFO__DATA_DIR
 			: KFIFO__ROOM_DIR;
 
-	/* F1 of the argument at the top */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* X1 of the argument at the top was the caller's new epoch */
 	if (kind == KFIFO__HANDLE)
 		kfifo__signal_slots(fifo, dir);
 	else
 		kfifo__signal_registry(fifo, dir);
+}
+
+/* X2 of the argument at the top: after R (and W1), before the check. */
+static void kfifo__meet(struct kfifo_notifier *n)
+{
+	enum kfifo__kind kind = n->handle ? KFIFO__HANDLE : KFIFO__ORDINARY;
+
+	__atomic_fetch_add(kfifo__seq_word(n->fifo, kind,
+					   (enum kfifo__dir)n->dir),
+			   0, __ATOMIC_SEQ_CST);
 }
 
 /* ---- the API --------------------------------------------------------------- */
@@ -523,7 +535,7 @@ int kfifo_notifier_arm(struct kfifo_notifier *n)
 			n->armed = 0; /* the slot was taken from us */
 			return kfifo_notifier_arm(n);
 		}
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		kfifo__meet(n);
 		return 0;
 	}
 	kind = n->handle ? KFIFO__HANDLE : KFIFO__ORDINARY;
@@ -547,8 +559,7 @@ int kfifo_notifier_arm(struct kfifo_notifier *n)
 			return -EOPNOTSUPP;
 		}
 	}
-	/* F2 of the argument at the top */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	kfifo__meet(n);
 	n->armed = 1;
 	return 0;
 }
