@@ -19,23 +19,35 @@ def _wait_readable(sel, n):
     n.clear()
 
 
+class Tally:
+    """What a consumer took so far: a CRC-32 and a count of bytes."""
+
+    def __init__(self):
+        self.crc, self.got = 0, 0
+
+    def take(self, f):
+        """Take what is stored.  Returns "data", "end" at end of stream
+        (closed and empty), or "" when the caller must wait."""
+        data = f.out(4096)
+        if data:
+            self.crc = zlib.crc32(data, self.crc)
+            self.got += len(data)
+            return "data"
+        # closed first: once it reads True, everything stored before
+        # close() is visible, so an empty fifo then stays empty
+        return "end" if f.closed and f.is_empty() else ""
+
+
 def notifier_consume(f, total=None, seed=None):
-    """Consume until end of stream (closed and empty), waiting with
-    selectors on a data notifier; returns (crc32, count)."""
-    crc, got = 0, 0
+    """Consume until end of stream, waiting with selectors on a data
+    notifier; returns (crc32, count)."""
+    t = Tally()
     with selectors.DefaultSelector() as sel, f.notifier("data") as n:
         sel.register(n.fileno(), selectors.EVENT_READ)
-        while True:
-            data = f.out(4096)
-            if data:
-                crc = zlib.crc32(data, crc)
-                got += len(data)
-                continue
-            # closed first: once it reads True, everything stored before
-            # close() is visible, so an empty fifo then stays empty
-            if f.closed and f.is_empty():
-                return crc, got
-            _wait_readable(sel, n)
+        while (step := t.take(f)) != "end":
+            if not step:
+                _wait_readable(sel, n)
+    return t.crc, t.got
 
 
 def notifier_produce(f, total, seed):
@@ -72,17 +84,12 @@ async def _readable(loop, n):
 async def async_consume(f):
     """notifier_consume on an asyncio loop (loop.add_reader)."""
     loop = asyncio.get_running_loop()
-    crc, got = 0, 0
+    t = Tally()
     with f.notifier("data") as n:
-        while True:
-            data = f.out(4096)
-            if data:
-                crc = zlib.crc32(data, crc)
-                got += len(data)
-                continue
-            if f.closed and f.is_empty():
-                return crc, got
-            await _readable(loop, n)
+        while (step := t.take(f)) != "end":
+            if not step:
+                await _readable(loop, n)
+    return t.crc, t.got
 
 
 def async_consume_sync(f, total=None, seed=None):

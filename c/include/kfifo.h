@@ -1214,6 +1214,12 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_shared(struct kfifo *fifo);
 #define KFIFO_NOTIFY_DATA 0
 #define KFIFO_NOTIFY_ROOM 1
 
+/**
+ * struct kfifo_notifier - a notifier (opaque)
+ *
+ * Made by kfifo_notifier_open(), freed by kfifo_notifier_close(); its
+ * members are private to the library.
+ */
 struct kfifo_notifier;
 
 /**
@@ -1256,7 +1262,7 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_notifier_fd(const struct kfifo_notifier *n
  *
  * Return: 0; -EINVAL once detached; -EBUSY when every slot of a shared
  * fifo is taken; -EOPNOTSUPP if membarrier() failed (a seccomp filter);
- * -ECHILD in a fork()ed child.
+ * -ECHILD in the child of a fork() (the notifier is the parent's).
  */
 KFIFO_API KFIFO__MUST_CHECK int kfifo_notifier_arm(struct kfifo_notifier *n);
 

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "test_harness.h"
+#include "test_shm_util.h"
 #include "test_wait_util.h"
 
 #if KT_WAIT_FUTEX
@@ -47,28 +48,6 @@ static int readable(int fd, int ms)
 		r = poll(&p, 1, ms);
 	while (r < 0 && errno == EINTR);
 	return r == 1 && (p.revents & POLLIN);
-}
-
-static unsigned int *word(void *mem, size_t off)
-{
-	return (unsigned int *)(void *)((unsigned char *)mem + off);
-}
-
-static unsigned int get_word(void *mem, size_t off)
-{
-	return __atomic_load_n(word(mem, off), __ATOMIC_SEQ_CST);
-}
-
-static unsigned char *map_shared(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(2);
-	}
-	return p;
 }
 
 /* How many slots of the shared header are taken. */
@@ -99,8 +78,7 @@ static void test_open_refuses_bad_arguments(void)
 	CHECK_INT(kfifo_shared_create(&f, mem, len, 64), 0);
 	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_FLAGS),
 		   KFIFO_SHARED_FLAG_NOTIFY);
-	__atomic_store_n(word(mem, KFIFO_SHARED_OFF_FLAGS), 0,
-			 __ATOMIC_SEQ_CST);
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS, 0);
 	CHECK_INT(kfifo_notifier_open(&n, &f, KFIFO_NOTIFY_DATA), -EOPNOTSUPP);
 	CHECK(n == NULL);
 	kfifo_notifier_close(NULL);

@@ -33,39 +33,12 @@
 #include <unistd.h>
 
 #include "test_harness.h"
+#include "test_shm_util.h"
 #include "test_util.h"
 #include "test_wait_util.h"
 
 /* The fifo size of the cross-process tests: small, so both sides block. */
 #define XP_SIZE 64u
-
-static unsigned int *word(void *mem, size_t off)
-{
-	return (unsigned int *)(void *)((unsigned char *)mem + off);
-}
-
-static unsigned int get_word(void *mem, size_t off)
-{
-	return __atomic_load_n(word(mem, off), __ATOMIC_ACQUIRE);
-}
-
-static void set_word(void *mem, size_t off, unsigned int v)
-{
-	__atomic_store_n(word(mem, off), v, __ATOMIC_RELEASE);
-}
-
-/* @len bytes of page-aligned memory shared with children (MAP_SHARED). */
-static unsigned char *map_shared(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(2);
-	}
-	return p;
-}
 
 /* The handle is a valid, empty, unshared fifo of size 0. */
 static void check_size0(struct kfifo *f)
