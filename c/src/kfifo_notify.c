@@ -109,7 +109,10 @@ static struct {
 	int send_fd;                 /* the socket publishers send from, or -1 */
 } kfifo__reg = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, -1 };
 
-static pthread_once_t kfifo__reg_once = PTHREAD_ONCE_INIT;
+/* 0, 1 while the fork handlers are being registered, 2 once they are (not
+ * pthread_once(): before glibc 2.34 it lives in libpthread, which users
+ * of the static library would then have to link) */
+static unsigned char kfifo__reg_ready;
 
 /* ---- fork ---------------------------------------------------------------- */
 
@@ -133,7 +136,16 @@ static void kfifo__reg_child(void)
 
 static void kfifo__reg_init(void)
 {
-	pthread_atfork(kfifo__reg_prepare, kfifo__reg_parent, kfifo__reg_child);
+	unsigned char none = 0;
+
+	if (__atomic_compare_exchange_n(&kfifo__reg_ready, &none, 1, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		pthread_atfork(kfifo__reg_prepare, kfifo__reg_parent,
+			       kfifo__reg_child);
+		__atomic_store_n(&kfifo__reg_ready, 2, __ATOMIC_RELEASE);
+	}
+	while (__atomic_load_n(&kfifo__reg_ready, __ATOMIC_ACQUIRE) != 2)
+		kfifo__cpu_relax();
 }
 
 static int kfifo__mine(const struct kfifo_notifier *n)
@@ -495,7 +507,7 @@ int kfifo_notifier_open(struct kfifo_notifier **np, struct kfifo *fifo,
 					__ATOMIC_RELAXED) &
 			KFIFO_SHARED_FLAG_NOTIFY))
 		return -EOPNOTSUPP;
-	pthread_once(&kfifo__reg_once, kfifo__reg_init);
+	kfifo__reg_init();
 	n = calloc(1, sizeof(*n));
 	if (n == NULL)
 		return -ENOMEM;
