@@ -6,7 +6,6 @@ import asyncio
 import struct
 import zlib
 
-import _aio_standin  # noqa: F401  TEMPORARY
 from kfifo.aio import AsyncKfifo
 
 RECORDS = 3000

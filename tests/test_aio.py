@@ -14,7 +14,6 @@ import time
 
 import pytest
 
-import _aio_standin  # noqa: F401  TEMPORARY
 from kfifo import Kfifo
 from kfifo.aio import AsyncKfifo, Progress
 

@@ -15,7 +15,6 @@ import threading
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import _aio_standin  # noqa: F401  TEMPORARY
 from kfifo import Kfifo
 from kfifo.aio import AsyncKfifo, Progress
 

@@ -112,10 +112,6 @@ def _put_error(kind: type, message: str, stored: int) -> BaseException:
     return exc
 
 
-def _new_notifier(fifo: Kfifo, direction: str) -> Any:
-    return fifo.notifier(direction)  # type: ignore[attr-defined]
-
-
 def _expire(fut: "asyncio.Future[bool]") -> None:
     if not fut.done():
         fut.set_result(False)
@@ -141,7 +137,7 @@ class _Waker:
         self._futures: Set[asyncio.Future[bool]] = set()
         self._users = 0
         self._idle_check = False
-        n = _new_notifier(view.fifo, direction)
+        n = view.fifo.notifier(direction)
         try:
             n.arm()
             self._fd = os.dup(n.fileno())
