@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import multiprocessing
 import signal
+from multiprocessing.process import BaseProcess
 from typing import Optional
 
 import numpy as np
@@ -47,7 +48,7 @@ def producer(f: kfifo.Kfifo, frames: Optional[int]) -> None:
         f.free()  # this process's handle only
 
 
-async def serve(f: kfifo.Kfifo, proc: "multiprocessing.process.BaseProcess", stall: float) -> str:
+async def serve(f: kfifo.Kfifo, proc: BaseProcess, stall: float) -> str:
     """Meter frames until the stream ends; returns why it stopped."""
     af = AsyncKfifo(f)
     frames = 0
@@ -96,7 +97,7 @@ async def main(frames: Optional[int], stall: float) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description="meter the audio frames of a producer process")
     parser.add_argument("--frames", type=int, default=None, help="frames to send (default: until stopped)")
     parser.add_argument("--stall", type=float, default=2.0, help="seconds without a frame before checking the producer")
     args = parser.parse_args()

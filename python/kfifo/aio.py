@@ -46,12 +46,19 @@ import math
 import os
 import time
 import weakref
-from typing import Any, AsyncIterator, Callable, Optional, Set, Tuple
+import operator
+from typing import TYPE_CHECKING, AsyncIterator, Callable, Literal, Optional, Set, Tuple, TypeVar
 
 from kfifo import Kfifo
 
+if TYPE_CHECKING:
+    from kfifo import _Buffer
+
+    _Direction = Literal["data", "room"]
+
 __all__ = ["AsyncKfifo", "Progress"]
 
+_T = TypeVar("_T")
 _NO_LIMIT = 1e9  # seconds; as in the sync calls, a longer timeout is no limit
 
 
@@ -93,7 +100,7 @@ def _deadline(timeout: object, method: str) -> Optional[float]:
         if math.isnan(t):
             raise ValueError(f"Kfifo.{method}(): timeout must be a number of seconds, not nan")
     elif isinstance(timeout, int) or hasattr(type(timeout), "__index__"):
-        i = timeout.__index__() if not isinstance(timeout, int) else timeout  # type: ignore[attr-defined]
+        i = operator.index(timeout)  # type: ignore[arg-type]
         t = -1.0 if i < 0 else (float(i) if i < _NO_LIMIT else math.inf)
     else:
         raise TypeError(
@@ -130,7 +137,7 @@ class _Waker:
     __slots__ = ("_view", "_loop", "_direction", "_notifier", "_fd", "_futures", "_users",
                  "_idle_check", "__weakref__")
 
-    def __init__(self, view: AsyncKfifo, loop: asyncio.AbstractEventLoop, direction: str) -> None:
+    def __init__(self, view: AsyncKfifo, loop: asyncio.AbstractEventLoop, direction: _Direction) -> None:
         self._view = view
         self._loop = loop
         self._direction = direction
@@ -226,7 +233,7 @@ class _Session:
 
     __slots__ = ("_view", "_direction", "waker", "_done")
 
-    def __init__(self, view: AsyncKfifo, direction: str) -> None:
+    def __init__(self, view: AsyncKfifo, direction: _Direction) -> None:
         self._view = view
         self._direction = direction
         self._done = False
@@ -284,8 +291,8 @@ class AsyncKfifo:
     def closed(self) -> bool:
         return self._fifo.closed
 
-    async def _retry(self, direction: str, method: str, attempt: Callable[[], Any],
-                     deadline: Optional[float], on_timeout: Callable[[], BaseException]) -> Any:
+    async def _retry(self, direction: _Direction, attempt: Callable[[], _T],
+                     deadline: Optional[float], on_timeout: Callable[[], BaseException]) -> _T:
         """The no-lost-wake-up loop: arm; { try; wait; } until attempt() answers.
 
         ``attempt`` returns the result, or raises TimeoutError for "not yet".
@@ -311,10 +318,10 @@ class AsyncKfifo:
         except TimeoutError:
             if timeout == 0:
                 raise
-        return await self._retry("data", "get", lambda: fifo.get(n, 0), deadline,
+        return await self._retry("data", lambda: fifo.get(n, 0), deadline,
                                  lambda: TimeoutError("Kfifo.get(): timed out"))
 
-    async def get_into(self, buffer: Any, timeout: Optional[float] = None) -> int:
+    async def get_into(self, buffer: _Buffer, timeout: Optional[float] = None) -> int:
         """``get`` into a writable buffer; returns the count (0 at end of stream)."""
         deadline = _deadline(timeout, "get_into")
         fifo = self._fifo
@@ -323,7 +330,7 @@ class AsyncKfifo:
         except TimeoutError:
             if timeout == 0:
                 raise
-        return await self._retry("data", "get_into", lambda: fifo.get_into(buffer, 0), deadline,
+        return await self._retry("data", lambda: fifo.get_into(buffer, 0), deadline,
                                  lambda: TimeoutError("Kfifo.get_into(): timed out"))
 
     async def get_exactly(self, n: int, timeout: Optional[float] = None) -> bytes:
@@ -335,7 +342,7 @@ class AsyncKfifo:
         except TimeoutError:
             if timeout == 0:
                 raise
-        return await self._retry("data", "get_exactly", lambda: fifo.get_exactly(n, 0), deadline,
+        return await self._retry("data", lambda: fifo.get_exactly(n, 0), deadline,
                                  lambda: TimeoutError("Kfifo.get_exactly(): timed out"))
 
     async def get_rec(self, recsize: int, timeout: Optional[float] = None) -> Optional[bytes]:
@@ -347,7 +354,7 @@ class AsyncKfifo:
         except TimeoutError:
             if timeout == 0:
                 raise
-        return await self._retry("data", "get_rec", lambda: fifo.get_rec(recsize, 0), deadline,
+        return await self._retry("data", lambda: fifo.get_rec(recsize, 0), deadline,
                                  lambda: TimeoutError("Kfifo.get_rec(): timed out"))
 
     def records(self, recsize: int) -> AsyncIterator[bytes]:
@@ -374,7 +381,7 @@ class AsyncKfifo:
             if timeout == 0 or (deadline is not None and deadline <= time.monotonic()):
                 return False
         try:
-            return bool(await self._retry("data", "wait_len", attempt, deadline, TimeoutError))
+            return bool(await self._retry("data", attempt, deadline, TimeoutError))
         except TimeoutError:
             return False
 
@@ -398,11 +405,11 @@ class AsyncKfifo:
             if timeout == 0 or (deadline is not None and deadline <= time.monotonic()):
                 return False
         try:
-            return bool(await self._retry("room", "wait_avail", attempt, deadline, TimeoutError))
+            return bool(await self._retry("room", attempt, deadline, TimeoutError))
         except TimeoutError:
             return False
 
-    async def put_rec(self, data: Any, recsize: int, timeout: Optional[float] = None) -> None:
+    async def put_rec(self, data: _Buffer, recsize: int, timeout: Optional[float] = None) -> None:
         """Wait for room for the whole record and store it (whole or not at all)."""
         deadline = _deadline(timeout, "put_rec")
         fifo = self._fifo
@@ -411,10 +418,10 @@ class AsyncKfifo:
         except TimeoutError:
             if timeout == 0:
                 raise
-        await self._retry("room", "put_rec", lambda: fifo.put_rec(data, recsize, 0), deadline,
+        await self._retry("room", lambda: fifo.put_rec(data, recsize, 0), deadline,
                           lambda: _put_error(TimeoutError, "Kfifo.put_rec(): timed out (nothing stored)", 0))
 
-    async def put(self, data: Any, timeout: Optional[float] = None, *,
+    async def put(self, data: _Buffer, timeout: Optional[float] = None, *,
                   progress: Optional[Progress] = None) -> None:
         """Store all of ``data``, waiting for room as needed (it streams through).
 
@@ -437,9 +444,9 @@ class AsyncKfifo:
             raise
         else:
             if progress is not None:
-                progress.stored = progress.total = memoryview(data).nbytes
+                progress.stored = progress.total = memoryview(data).nbytes  # type: ignore[arg-type]
             return
-        view = memoryview(data)
+        view = memoryview(data)  # type: ignore[arg-type]
         if view.ndim != 1 or view.format not in ("B", "b", "c"):
             view = view.cast("B")
         total = view.nbytes
@@ -466,7 +473,7 @@ class AsyncKfifo:
                 if progress is not None:
                     progress.stored = done
 
-        await self._retry("room", "put", attempt, deadline,
+        await self._retry("room", attempt, deadline,
                           lambda: _put_error(TimeoutError, f"Kfifo.put(): timed out with {done} of "
                                              f"{total} bytes stored by this call", done))
 
