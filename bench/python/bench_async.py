@@ -1,0 +1,410 @@
+# SPDX-License-Identifier: MIT
+"""An asyncio consumer fed by a producer thread or process: kfifo.aio against
+the usual ways to feed a loop.
+
+Between a thread and the loop: 16-byte records and 64 KiB chunks through
+kfifo (the producer thread's blocking put_rec/put, the consumer's
+``kfifo.aio.AsyncKfifo``), through ``loop.call_soon_threadsafe`` +
+``asyncio.Queue`` (one loop wake-up per item) and through janus (a queue
+with a sync and an async face; ``pip install janus``), and, for the chunks,
+the same stream between two plain threads with kfifo's blocking calls (the
+reference the async consumer is held to).  Between a process and the loop:
+16-byte records through a shared kfifo, through ``multiprocessing.Queue``
+read with ``loop.run_in_executor(None, q.get)`` and through aioprocessing's
+``AioQueue`` (``pip install aioprocessing``).  The kfifo consumers take
+everything that is there per wake-up: ``await get_rec`` for the first
+record, then the non-blocking ``get_rec(recsize, 0)`` until it finds none.
+
+Every variant runs in turn, REPEATS times, in one process; the table gives
+the median rate of each and the median of the paired ratios.
+
+    python bench/python/bench_async.py [--repeats 5] [--records 200000] [--mb 256]
+"""
+import argparse
+import asyncio
+import multiprocessing
+import statistics
+import sys
+import threading
+import time
+from typing import Callable, Dict, List, Optional
+
+import kfifo
+from benchlib import load_line, machine_line, paired_median_ratios  # beside this script
+from kfifo.aio import AsyncKfifo
+
+FIFO = 1 << 20
+REC = b"r" * 16
+CHUNK = 1 << 16
+
+
+# ---- kfifo ---------------------------------------------------------------------------
+
+
+async def _drain_records(f: kfifo.Kfifo) -> int:
+    """Records until end of stream: one await, then all that is there."""
+    af = AsyncKfifo(f)
+    got = 0
+    while True:
+        rec = await af.get_rec(1)
+        if rec is None:
+            return got
+        got += 1
+        while True:
+            try:
+                rec = f.get_rec(1, 0)
+            except TimeoutError:
+                break
+            if rec is None:
+                return got
+            got += 1
+
+
+def kfifo_thread_records(count: int) -> float:
+    f = kfifo.Kfifo(FIFO)
+
+    def produce() -> None:
+        for _ in range(count):
+            f.put_rec(REC, 1)
+        f.close()
+
+    async def main() -> float:
+        t = threading.Thread(target=produce)
+        t0 = time.perf_counter()
+        t.start()
+        got = await _drain_records(f)
+        dt = time.perf_counter() - t0
+        t.join()
+        assert got == count
+        return count / dt
+
+    try:
+        return asyncio.run(main())
+    finally:
+        f.free()
+
+
+def kfifo_thread_records_iter(count: int) -> float:
+    """The same with ``async for rec in view.records(1)``: one await per record."""
+    f = kfifo.Kfifo(FIFO)
+
+    def produce() -> None:
+        for _ in range(count):
+            f.put_rec(REC, 1)
+        f.close()
+
+    async def main() -> float:
+        t = threading.Thread(target=produce)
+        t0 = time.perf_counter()
+        t.start()
+        got = 0
+        async for _ in AsyncKfifo(f).records(1):
+            got += 1
+        dt = time.perf_counter() - t0
+        t.join()
+        assert got == count
+        return count / dt
+
+    try:
+        return asyncio.run(main())
+    finally:
+        f.free()
+
+
+def kfifo_thread_stream(total: int) -> float:
+    f = kfifo.Kfifo(FIFO)
+    data = b"x" * CHUNK
+    n = total // CHUNK
+
+    def produce() -> None:
+        for _ in range(n):
+            f.put(data)
+        f.close()
+
+    async def main() -> float:
+        af = AsyncKfifo(f)
+        buf = bytearray(CHUNK)
+        t = threading.Thread(target=produce)
+        t0 = time.perf_counter()
+        t.start()
+        got = 0
+        while True:
+            k = await af.get_into(buf)
+            if k == 0:
+                break
+            got += k
+        dt = time.perf_counter() - t0
+        t.join()
+        assert got == n * CHUNK
+        return got / dt
+
+    try:
+        return asyncio.run(main())
+    finally:
+        f.free()
+
+
+def kfifo_two_threads_stream(total: int) -> float:
+    """The reference: the same stream between two plain threads (sync put/get_into)."""
+    f = kfifo.Kfifo(FIFO)
+    data = b"x" * CHUNK
+    n = total // CHUNK
+
+    def produce() -> None:
+        for _ in range(n):
+            f.put(data)
+        f.close()
+
+    buf = bytearray(CHUNK)
+    t = threading.Thread(target=produce)
+    t0 = time.perf_counter()
+    t.start()
+    got = 0
+    while True:
+        k = f.get_into(buf)
+        if k == 0:
+            break
+        got += k
+    dt = time.perf_counter() - t0
+    t.join()
+    f.free()
+    assert got == n * CHUNK
+    return got / dt
+
+
+def _produce_records_process(f: kfifo.Kfifo, count: int, go: "multiprocessing.synchronize.Event") -> None:
+    go.wait()
+    for _ in range(count):
+        f.put_rec(REC, 1)
+    f.close()
+    f.free()
+
+
+def kfifo_process_records(count: int) -> float:
+    ctx = multiprocessing.get_context("fork")
+    f = kfifo.Kfifo(FIFO, shared=True)
+    go = ctx.Event()
+    p = ctx.Process(target=_produce_records_process, args=(f, count, go))
+    p.start()
+
+    async def main() -> float:
+        t0 = time.perf_counter()
+        go.set()
+        got = await _drain_records(f)
+        dt = time.perf_counter() - t0
+        assert got == count
+        return count / dt
+
+    try:
+        return asyncio.run(main())
+    finally:
+        p.join()
+        f.free()
+
+
+# ---- the peers ------------------------------------------------------------------------
+
+
+def _queue_thread_peer(kind: str, item: bytes, count: int, copy: bool) -> float:
+    """A producer thread puts ``count`` items; an asyncio task takes them."""
+
+    async def main() -> float:
+        loop = asyncio.get_running_loop()
+        buf = bytearray(len(item))
+        if kind == "janus":
+            import janus
+
+            jq: "janus.Queue[Optional[bytes]]" = janus.Queue()
+            put: Callable[[Optional[bytes]], None] = jq.sync_q.put
+            get = jq.async_q.get
+        else:
+            aq: "asyncio.Queue[Optional[bytes]]" = asyncio.Queue()
+
+            def put(x: Optional[bytes]) -> None:
+                loop.call_soon_threadsafe(aq.put_nowait, x)
+
+            get = aq.get
+
+        def produce() -> None:
+            for _ in range(count):
+                put(item)
+            put(None)
+
+        t = threading.Thread(target=produce)
+        t0 = time.perf_counter()
+        t.start()
+        got = 0
+        while True:
+            x = await get()
+            if x is None:
+                break
+            if copy:
+                buf[:] = x
+            got += 1
+        dt = time.perf_counter() - t0
+        t.join()
+        if kind == "janus":
+            jq.close()
+            await jq.wait_closed()
+        assert got == count
+        return count * (len(item) if copy else 1) / dt
+
+    return asyncio.run(main())
+
+
+def _produce_mp(q: "multiprocessing.Queue[Optional[bytes]]", count: int,
+                go: "multiprocessing.synchronize.Event") -> None:
+    go.wait()
+    for _ in range(count):
+        q.put(REC)
+    q.put(None)
+
+
+def mp_queue_executor_records(count: int) -> float:
+    ctx = multiprocessing.get_context("fork")
+    q: "multiprocessing.Queue[Optional[bytes]]" = ctx.Queue()
+    go = ctx.Event()
+    p = ctx.Process(target=_produce_mp, args=(q, count, go))
+    p.start()
+
+    async def main() -> float:
+        loop = asyncio.get_running_loop()
+        t0 = time.perf_counter()
+        go.set()
+        got = 0
+        while await loop.run_in_executor(None, q.get) is not None:
+            got += 1
+        dt = time.perf_counter() - t0
+        assert got == count
+        return count / dt
+
+    try:
+        return asyncio.run(main())
+    finally:
+        p.join()
+
+
+def aioprocessing_records(count: int) -> float:
+    import aioprocessing
+
+    q = aioprocessing.AioQueue()
+    go = multiprocessing.get_context("fork").Event()
+    p = multiprocessing.get_context("fork").Process(target=_produce_mp, args=(q, count, go))
+    p.start()
+
+    async def main() -> float:
+        t0 = time.perf_counter()
+        go.set()
+        got = 0
+        while await q.coro_get() is not None:
+            got += 1
+        dt = time.perf_counter() - t0
+        assert got == count
+        return count / dt
+
+    try:
+        return asyncio.run(main())
+    finally:
+        p.join()
+
+
+def _installed(module: str) -> bool:
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
+
+
+# ---- the report --------------------------------------------------------------------------
+
+
+def table(title: str, unit: str, runs: Dict[str, List[float]], ref: str,
+          missing: Dict[str, str]) -> List[str]:
+    ratios = paired_median_ratios(runs, ref)
+    lines = [f"### {title}: median of {len(runs[ref])} paired runs", "",
+             f"| variant | {unit} | {ref.split(',')[0]} is x times faster |", "|---|---:|---:|"]
+    for name, xs in runs.items():
+        r = ratios[name]
+        lines.append(f"| {name} | {statistics.median(xs):,.0f} | {'' if r is None else f'{r:.2f}'} |")
+    for name, why in missing.items():
+        lines.append(f"| {name} | {why} | |")
+    return lines + [""]
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description="an asyncio consumer fed by a thread or a process")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--records", type=int, default=200_000, help="16-byte records per thread run")
+    ap.add_argument("--proc-records", type=int, default=50_000, help="16-byte records per process run")
+    ap.add_argument("--mb", type=int, default=256, help="MiB per 64 KiB-chunk run")
+    args = ap.parse_args(argv)
+    total = args.mb << 20
+
+    have_janus = _installed("janus")
+    have_aioproc = _installed("aioprocessing")
+    rec_runs: Dict[str, List[float]] = {"kfifo aio (batch per wake-up)": [],
+                                        "kfifo aio, async for records()": [],
+                                        "call_soon_threadsafe + asyncio.Queue": []}
+    chunk_runs: Dict[str, List[float]] = {"kfifo aio get_into": [], "kfifo two threads (sync)": [],
+                                          "call_soon_threadsafe + asyncio.Queue": []}
+    proc_runs: Dict[str, List[float]] = {"kfifo aio, shared fifo": [],
+                                         "run_in_executor(None, mp.Queue.get)": []}
+    missing: Dict[str, str] = {}
+    if have_janus:
+        rec_runs["janus"] = []
+        chunk_runs["janus"] = []
+    else:
+        missing["janus"] = "not installed (pip install janus)"
+    if have_aioproc:
+        proc_runs["aioprocessing AioQueue"] = []
+    else:
+        missing["aioprocessing AioQueue"] = "not installed (pip install aioprocessing)"
+
+    for _ in range(args.repeats):
+        rec_runs["kfifo aio (batch per wake-up)"].append(kfifo_thread_records(args.records))
+        rec_runs["kfifo aio, async for records()"].append(kfifo_thread_records_iter(args.records))
+        rec_runs["call_soon_threadsafe + asyncio.Queue"].append(
+            _queue_thread_peer("asyncio", REC, args.records, False))
+        if have_janus:
+            rec_runs["janus"].append(_queue_thread_peer("janus", REC, args.records, False))
+        chunk_runs["kfifo aio get_into"].append(kfifo_thread_stream(total) / 2**20)
+        chunk_runs["kfifo two threads (sync)"].append(kfifo_two_threads_stream(total) / 2**20)
+        chunk_runs["call_soon_threadsafe + asyncio.Queue"].append(
+            _queue_thread_peer("asyncio", b"x" * CHUNK, total // CHUNK, True) / 2**20)
+        if have_janus:
+            chunk_runs["janus"].append(_queue_thread_peer("janus", b"x" * CHUNK, total // CHUNK, True) / 2**20)
+        proc_runs["kfifo aio, shared fifo"].append(kfifo_process_records(args.proc_records))
+        proc_runs["run_in_executor(None, mp.Queue.get)"].append(mp_queue_executor_records(args.proc_records))
+        if have_aioproc:
+            proc_runs["aioprocessing AioQueue"].append(aioprocessing_records(args.proc_records))
+
+    out = [f"# kfifo.aio: an asyncio consumer fed by a thread or a process", "",
+           f"Python {sys.version.split()[0]}, {machine_line()}", ""]
+    out += table("16 B records, producer thread -> asyncio consumer", "records/s", rec_runs,
+                 "kfifo aio (batch per wake-up)", {k: v for k, v in missing.items() if k == "janus"})
+    out += table("64 KiB chunks, producer thread -> asyncio consumer", "MiB/s", chunk_runs,
+                 "kfifo aio get_into", {k: v for k, v in missing.items() if k == "janus"})
+    out += table("16 B records, producer process -> asyncio consumer", "records/s", proc_runs,
+                 "kfifo aio, shared fifo", {k: v for k, v in missing.items() if k != "janus"})
+
+    def best_peer(runs: Dict[str, List[float]], ref: str, peers: List[str]) -> float:
+        ratios = paired_median_ratios(runs, ref)
+        return min(r for p, r in ratios.items() if p in peers and r is not None)
+
+    thread_peers = ["call_soon_threadsafe + asyncio.Queue", "janus"]
+    proc_peers = ["run_in_executor(None, mp.Queue.get)", "aioprocessing AioQueue"]
+    r1 = best_peer(rec_runs, "kfifo aio (batch per wake-up)", thread_peers)
+    r2 = best_peer(proc_runs, "kfifo aio, shared fifo", proc_peers)
+    r3 = paired_median_ratios(chunk_runs, "kfifo aio get_into")["kfifo two threads (sync)"] or 0.0
+    out += ["### Targets", "",
+            f"- records, thread: {r1:.1f}x the best peer (target >= 5x): {'met' if r1 >= 5 else 'NOT met'}",
+            f"- records, process: {r2:.1f}x the best peer (target >= 20x): {'met' if r2 >= 20 else 'NOT met'}",
+            f"- 64 KiB, thread: {r3:.2f}x two plain threads (target >= 0.8x): {'met' if r3 >= 0.8 else 'NOT met'}",
+            "", load_line()]
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
