@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import time
 import weakref
 import operator
@@ -127,11 +126,10 @@ def _expire(fut: "asyncio.Future[bool]") -> None:
 class _Waker:
     """One loop's reader of one fifo direction, shared by the tasks waiting there.
 
-    It owns a notifier and a duplicate of its descriptor, which is what the
-    loop watches: ``Kfifo.free()`` closes the notifier's own descriptor,
-    and a descriptor closed while a loop watches it would leave the loop a
-    stale registration (and nobody woken).  The duplicate keeps the file
-    open until this object removes its reader and closes it.
+    It owns a notifier, armed for its whole life, whose descriptor the loop
+    watches.  ``Kfifo.free()`` detaches the notifier (readable for ever, the
+    descriptor still open), so the reader sees it, takes itself down and
+    wakes the tasks, whose retries raise the freed fifo's ``ValueError``.
     """
 
     __slots__ = ("_view", "_loop", "_direction", "_notifier", "_fd", "_futures", "_users",
@@ -147,17 +145,12 @@ class _Waker:
         n = view.fifo.notifier(direction)
         try:
             n.arm()
-            self._fd = os.dup(n.fileno())
+            self._fd = n.fileno()
+            loop.add_reader(self._fd, self._ready)
         except BaseException:
             n.close()
             raise
         self._notifier = n
-        try:
-            loop.add_reader(self._fd, self._ready)
-        except BaseException:
-            os.close(self._fd)
-            n.close()
-            raise
 
     def _ready(self) -> None:
         n = self._notifier
@@ -213,7 +206,7 @@ class _Waker:
             self.release()
 
     def release(self) -> None:
-        """Remove the reader, close the descriptors; idempotent."""
+        """Remove the reader, then close the notifier; idempotent."""
         wakers = self._view._wakers
         if wakers.get((self._loop, self._direction)) is self:
             del wakers[(self._loop, self._direction)]
@@ -223,7 +216,6 @@ class _Waker:
             if not self._loop.is_closed():
                 self._loop.remove_reader(self._fd)
         finally:
-            os.close(self._fd)
             self._fd = -1
             self._notifier.close()
 
