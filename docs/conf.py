@@ -102,3 +102,6 @@ nitpick_ignore += [
 # kfifo.h's kernel-compatible typedef (gfp_t's prefixed name) has no
 # kernel-doc comment of its own: the kfifo_alloc() text says what it is.
 nitpick_ignore += [("c:identifier", "kfifo_gfp_t")]
+# kfifo.aio annotates buffers with the stub's private alias (any C-contiguous
+# bytes-like object; kfifo/__init__.pyi), and returns an async iterator
+nitpick_ignore += [("py:class", n) for n in ("_Buffer", "AsyncIterator", "collections.abc.AsyncIterator")]
