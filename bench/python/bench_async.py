@@ -27,10 +27,11 @@ import statistics
 import sys
 import threading
 import time
-from typing import Callable, Dict, List, Optional
+from typing import Awaitable, Callable, Dict, List, Optional
 
 import kfifo
 from benchlib import load_line, machine_line, paired_median_ratios  # beside this script
+from bench_threads import kfifo_stream  # the two-thread reference
 from kfifo.aio import AsyncKfifo
 
 FIFO = 1 << 20
@@ -60,32 +61,15 @@ async def _drain_records(f: kfifo.Kfifo) -> int:
             got += 1
 
 
-def kfifo_thread_records(count: int) -> float:
-    f = kfifo.Kfifo(FIFO)
-
-    def produce() -> None:
-        for _ in range(count):
-            f.put_rec(REC, 1)
-        f.close()
-
-    async def main() -> float:
-        t = threading.Thread(target=produce)
-        t0 = time.perf_counter()
-        t.start()
-        got = await _drain_records(f)
-        dt = time.perf_counter() - t0
-        t.join()
-        assert got == count
-        return count / dt
-
-    try:
-        return asyncio.run(main())
-    finally:
-        f.free()
-
-
-def kfifo_thread_records_iter(count: int) -> float:
+async def _iterate_records(f: kfifo.Kfifo) -> int:
     """The same with ``async for rec in view.records(1)``: one await per record."""
+    got = 0
+    async for _ in AsyncKfifo(f).records(1):
+        got += 1
+    return got
+
+
+def kfifo_thread_records(count: int, consume: Callable[[kfifo.Kfifo], Awaitable[int]]) -> float:
     f = kfifo.Kfifo(FIFO)
 
     def produce() -> None:
@@ -97,9 +81,7 @@ def kfifo_thread_records_iter(count: int) -> float:
         t = threading.Thread(target=produce)
         t0 = time.perf_counter()
         t.start()
-        got = 0
-        async for _ in AsyncKfifo(f).records(1):
-            got += 1
+        got = await consume(f)
         dt = time.perf_counter() - t0
         t.join()
         assert got == count
@@ -142,34 +124,6 @@ def kfifo_thread_stream(total: int) -> float:
         return asyncio.run(main())
     finally:
         f.free()
-
-
-def kfifo_two_threads_stream(total: int) -> float:
-    """The reference: the same stream between two plain threads (sync put/get_into)."""
-    f = kfifo.Kfifo(FIFO)
-    data = b"x" * CHUNK
-    n = total // CHUNK
-
-    def produce() -> None:
-        for _ in range(n):
-            f.put(data)
-        f.close()
-
-    buf = bytearray(CHUNK)
-    t = threading.Thread(target=produce)
-    t0 = time.perf_counter()
-    t.start()
-    got = 0
-    while True:
-        k = f.get_into(buf)
-        if k == 0:
-            break
-        got += k
-    dt = time.perf_counter() - t0
-    t.join()
-    f.free()
-    assert got == n * CHUNK
-    return got / dt
 
 
 def _produce_records_process(f: kfifo.Kfifo, count: int, go: "multiprocessing.synchronize.Event") -> None:
@@ -260,43 +214,28 @@ def _produce_mp(q: "multiprocessing.Queue[Optional[bytes]]", count: int,
     q.put(None)
 
 
-def mp_queue_executor_records(count: int) -> float:
+def mp_queue_records(count: int, kind: str) -> float:
+    """A producer process puts ``count`` records into a multiprocessing queue;
+    the loop takes them with run_in_executor(None, q.get) or, for
+    aioprocessing's AioQueue, its coroutine coro_get()."""
     ctx = multiprocessing.get_context("fork")
-    q: "multiprocessing.Queue[Optional[bytes]]" = ctx.Queue()
+    if kind == "aioprocessing":
+        import aioprocessing
+
+        q = aioprocessing.AioQueue()
+    else:
+        q = ctx.Queue()
     go = ctx.Event()
     p = ctx.Process(target=_produce_mp, args=(q, count, go))
     p.start()
 
     async def main() -> float:
         loop = asyncio.get_running_loop()
+        get = q.coro_get if kind == "aioprocessing" else (lambda: loop.run_in_executor(None, q.get))
         t0 = time.perf_counter()
         go.set()
         got = 0
-        while await loop.run_in_executor(None, q.get) is not None:
-            got += 1
-        dt = time.perf_counter() - t0
-        assert got == count
-        return count / dt
-
-    try:
-        return asyncio.run(main())
-    finally:
-        p.join()
-
-
-def aioprocessing_records(count: int) -> float:
-    import aioprocessing
-
-    q = aioprocessing.AioQueue()
-    go = multiprocessing.get_context("fork").Event()
-    p = multiprocessing.get_context("fork").Process(target=_produce_mp, args=(q, count, go))
-    p.start()
-
-    async def main() -> float:
-        t0 = time.perf_counter()
-        go.set()
-        got = 0
-        while await q.coro_get() is not None:
+        while await get() is not None:
             got += 1
         dt = time.perf_counter() - t0
         assert got == count
@@ -362,22 +301,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         missing["aioprocessing AioQueue"] = "not installed (pip install aioprocessing)"
 
     for _ in range(args.repeats):
-        rec_runs["kfifo aio (batch per wake-up)"].append(kfifo_thread_records(args.records))
-        rec_runs["kfifo aio, async for records()"].append(kfifo_thread_records_iter(args.records))
+        rec_runs["kfifo aio (batch per wake-up)"].append(kfifo_thread_records(args.records, _drain_records))
+        rec_runs["kfifo aio, async for records()"].append(kfifo_thread_records(args.records, _iterate_records))
         rec_runs["call_soon_threadsafe + asyncio.Queue"].append(
             _queue_thread_peer("asyncio", REC, args.records, False))
         if have_janus:
             rec_runs["janus"].append(_queue_thread_peer("janus", REC, args.records, False))
         chunk_runs["kfifo aio get_into"].append(kfifo_thread_stream(total) / 2**20)
-        chunk_runs["kfifo two threads (sync)"].append(kfifo_two_threads_stream(total) / 2**20)
+        chunk_runs["kfifo two threads (sync)"].append(kfifo_stream(CHUNK, total) / 2**20)
         chunk_runs["call_soon_threadsafe + asyncio.Queue"].append(
             _queue_thread_peer("asyncio", b"x" * CHUNK, total // CHUNK, True) / 2**20)
         if have_janus:
             chunk_runs["janus"].append(_queue_thread_peer("janus", b"x" * CHUNK, total // CHUNK, True) / 2**20)
         proc_runs["kfifo aio, shared fifo"].append(kfifo_process_records(args.proc_records))
-        proc_runs["run_in_executor(None, mp.Queue.get)"].append(mp_queue_executor_records(args.proc_records))
+        proc_runs["run_in_executor(None, mp.Queue.get)"].append(mp_queue_records(args.proc_records, "executor"))
         if have_aioproc:
-            proc_runs["aioprocessing AioQueue"].append(aioprocessing_records(args.proc_records))
+            proc_runs["aioprocessing AioQueue"].append(mp_queue_records(args.proc_records, "aioprocessing"))
 
     out = [f"# kfifo.aio: an asyncio consumer fed by a thread or a process", "",
            f"Python {sys.version.split()[0]}, {machine_line()}", ""]

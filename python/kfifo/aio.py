@@ -299,55 +299,44 @@ class AsyncKfifo:
                     raise on_timeout()
                 await waker.wait(deadline)
 
+    async def _call(self, direction: _Direction, method: str, attempt: Callable[[], _T],
+                    timeout: Optional[float],
+                    on_timeout: Optional[Callable[[], BaseException]] = None) -> _T:
+        """A blocking call: check the timeout, try once, then wait and retry.
+
+        The first try is the sync call's own (so its checks and errors);
+        it answers without any system call when it need not wait.
+        """
+        deadline = _deadline(timeout, method)
+        try:
+            return attempt()
+        except TimeoutError:
+            if timeout == 0:
+                raise
+        return await self._retry(direction, attempt, deadline,
+                                 on_timeout or (lambda: TimeoutError(f"Kfifo.{method}(): timed out")))
+
     # ---- consumer side ----------------------------------------------------------
 
     async def get(self, n: int, timeout: Optional[float] = None) -> bytes:
         """Wait for a stored byte, then take up to ``n`` (``b""`` at end of stream)."""
-        deadline = _deadline(timeout, "get")
         fifo = self._fifo
-        try:
-            return fifo.get(n, 0)
-        except TimeoutError:
-            if timeout == 0:
-                raise
-        return await self._retry("data", lambda: fifo.get(n, 0), deadline,
-                                 lambda: TimeoutError("Kfifo.get(): timed out"))
+        return await self._call("data", "get", lambda: fifo.get(n, 0), timeout)
 
     async def get_into(self, buffer: _Buffer, timeout: Optional[float] = None) -> int:
         """``get`` into a writable buffer; returns the count (0 at end of stream)."""
-        deadline = _deadline(timeout, "get_into")
         fifo = self._fifo
-        try:
-            return fifo.get_into(buffer, 0)
-        except TimeoutError:
-            if timeout == 0:
-                raise
-        return await self._retry("data", lambda: fifo.get_into(buffer, 0), deadline,
-                                 lambda: TimeoutError("Kfifo.get_into(): timed out"))
+        return await self._call("data", "get_into", lambda: fifo.get_into(buffer, 0), timeout)
 
     async def get_exactly(self, n: int, timeout: Optional[float] = None) -> bytes:
         """Wait until ``n`` bytes are stored and take them; ``EOFError`` if the stream ends first."""
-        deadline = _deadline(timeout, "get_exactly")
         fifo = self._fifo
-        try:
-            return fifo.get_exactly(n, 0)
-        except TimeoutError:
-            if timeout == 0:
-                raise
-        return await self._retry("data", lambda: fifo.get_exactly(n, 0), deadline,
-                                 lambda: TimeoutError("Kfifo.get_exactly(): timed out"))
+        return await self._call("data", "get_exactly", lambda: fifo.get_exactly(n, 0), timeout)
 
     async def get_rec(self, recsize: int, timeout: Optional[float] = None) -> Optional[bytes]:
         """Wait for a whole record and take it; ``None`` at end of stream."""
-        deadline = _deadline(timeout, "get_rec")
         fifo = self._fifo
-        try:
-            return fifo.get_rec(recsize, 0)
-        except TimeoutError:
-            if timeout == 0:
-                raise
-        return await self._retry("data", lambda: fifo.get_rec(recsize, 0), deadline,
-                                 lambda: TimeoutError("Kfifo.get_rec(): timed out"))
+        return await self._call("data", "get_rec", lambda: fifo.get_rec(recsize, 0), timeout)
 
     def records(self, recsize: int) -> AsyncIterator[bytes]:
         """``async for rec in view.records(recsize)``: records until end of stream."""
@@ -356,7 +345,6 @@ class AsyncKfifo:
 
     async def wait_len(self, n: int, timeout: Optional[float] = None) -> bool:
         """True once ``len() >= n``; False on timeout or when the stream ended short."""
-        deadline = _deadline(timeout, "wait_len")
         fifo = self._fifo
 
         def attempt() -> bool:
@@ -368,12 +356,7 @@ class AsyncKfifo:
             raise TimeoutError
 
         try:
-            return attempt()
-        except TimeoutError:
-            if timeout == 0 or (deadline is not None and deadline <= time.monotonic()):
-                return False
-        try:
-            return bool(await self._retry("data", attempt, deadline, TimeoutError))
+            return await self._call("data", "wait_len", attempt, timeout)
         except TimeoutError:
             return False
 
@@ -381,7 +364,6 @@ class AsyncKfifo:
 
     async def wait_avail(self, n: int, timeout: Optional[float] = None) -> bool:
         """True once ``avail() >= n``; False on timeout or when the fifo is closed."""
-        deadline = _deadline(timeout, "wait_avail")
         fifo = self._fifo
 
         def attempt() -> bool:
@@ -392,26 +374,15 @@ class AsyncKfifo:
             raise TimeoutError
 
         try:
-            return attempt()
-        except TimeoutError:
-            if timeout == 0 or (deadline is not None and deadline <= time.monotonic()):
-                return False
-        try:
-            return bool(await self._retry("room", attempt, deadline, TimeoutError))
+            return await self._call("room", "wait_avail", attempt, timeout)
         except TimeoutError:
             return False
 
     async def put_rec(self, data: _Buffer, recsize: int, timeout: Optional[float] = None) -> None:
         """Wait for room for the whole record and store it (whole or not at all)."""
-        deadline = _deadline(timeout, "put_rec")
         fifo = self._fifo
-        try:
-            return fifo.put_rec(data, recsize, 0)
-        except TimeoutError:
-            if timeout == 0:
-                raise
-        await self._retry("room", lambda: fifo.put_rec(data, recsize, 0), deadline,
-                          lambda: _put_error(TimeoutError, "Kfifo.put_rec(): timed out (nothing stored)", 0))
+        await self._call("room", "put_rec", lambda: fifo.put_rec(data, recsize, 0), timeout,
+                         lambda: _put_error(TimeoutError, "Kfifo.put_rec(): timed out (nothing stored)", 0))
 
     async def put(self, data: _Buffer, timeout: Optional[float] = None, *,
                   progress: Optional[Progress] = None) -> None:
@@ -424,16 +395,16 @@ class AsyncKfifo:
         deadline = _deadline(timeout, "put")
         fifo = self._fifo
         if progress is not None:
-            progress.stored = 0
-            progress.total = 0
+            progress.stored = progress.total = 0
         try:
-            fifo.put(data, 0)
-        except TimeoutError as e:
-            done: int = e.stored  # type: ignore[attr-defined]
-        except BrokenPipeError as e:
+            fifo.put(data, 0)  # the sync call's checks; stores what fits
+        except (TimeoutError, BrokenPipeError) as e:
+            done: int = e.stored  # type: ignore[union-attr]
             if progress is not None:
-                progress.stored = e.stored  # type: ignore[attr-defined]
-            raise
+                progress.stored = done
+                progress.total = memoryview(data).nbytes  # type: ignore[arg-type]
+            if timeout == 0 or isinstance(e, BrokenPipeError):
+                raise  # the whole call: the sync message and count are ours
         else:
             if progress is not None:
                 progress.stored = progress.total = memoryview(data).nbytes  # type: ignore[arg-type]
@@ -442,12 +413,6 @@ class AsyncKfifo:
         if view.ndim != 1 or view.format not in ("B", "b", "c"):
             view = view.cast("B")
         total = view.nbytes
-        if progress is not None:
-            progress.stored = done
-            progress.total = total
-        if timeout == 0:
-            raise _put_error(TimeoutError, f"Kfifo.put(): timed out with {done} of {total} "
-                             "bytes stored by this call", done)
 
         def attempt() -> None:
             nonlocal done
