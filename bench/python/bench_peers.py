@@ -7,8 +7,9 @@
 Measured side by side in one run, each figure the median of several
 repetitions that take the implementations in turn:
 
-* ``collections.deque`` and ``queue.Queue`` (standard library; they move
-  references to objects, they copy nothing);
+* ``collections.deque``, ``queue.Queue`` and ``queue.SimpleQueue``
+  (standard library; they move references to objects, they copy nothing;
+  SimpleQueue is CPython's fastest channel between threads);
 * the PyPI ring buffers ``ringbuf`` (Boost spsc_queue, Cython),
   ``pa-ringbuffer`` (PortAudio's ring buffer through CFFI; the package ships
   only the Python half, the compiled ring comes from ``rtmixer``'s wheel) and
@@ -47,7 +48,8 @@ KIB = 1024
 MIB = 1024 * 1024
 
 #: Implementations in the order of the tables.
-IMPLS = ["kfifo", "deque", "queue.Queue", "ringbuf", "pa-ringbuffer", "faster-fifo"]
+IMPLS = ["kfifo", "deque", "queue.Queue", "queue.SimpleQueue", "ringbuf", "pa-ringbuffer",
+         "faster-fifo"]
 
 #: Chunk sizes of the one-thread sweep (the plot).
 CHUNKS = [16, 256, 4 * KIB, 64 * KIB, MIB]
@@ -130,6 +132,7 @@ def load_impls() -> Dict[str, Any]:
         found["kfifo"] = f"not importable: {e}"
     found["deque"] = collections
     found["queue.Queue"] = queue
+    found["queue.SimpleQueue"] = queue
     try:
         import ringbuf
         found["ringbuf"] = ringbuf
@@ -169,7 +172,7 @@ def impl_versions(impls: Dict[str, Any]) -> Dict[str, str]:
     for name in IMPLS:
         if isinstance(impls[name], str):
             out[name] = impls[name]
-        elif name in ("deque", "queue.Queue"):
+        elif name in ("deque", "queue.Queue", "queue.SimpleQueue"):
             out[name] = "Python " + platform.python_version()
         elif name == "pa-ringbuffer":
             out[name] = f"{_dist_version('pa-ringbuffer')} (ring from rtmixer {_dist_version('rtmixer')})"
@@ -244,6 +247,11 @@ def _inout_queue(m: Any, data: Any, iters: int) -> float:
     return _put_get(q.put, q.get, data, iters)
 
 
+def _inout_simple_queue(m: Any, data: Any, iters: int) -> float:
+    q = m.SimpleQueue()
+    return _put_get(q.put, q.get, data, iters)
+
+
 def _inout_ringbuf(m: Any, data: Any, iters: int) -> float:
     view = memoryview(data)
     r = m.RingBuffer(format=view.format, capacity=4 * len(view))
@@ -285,6 +293,7 @@ INOUT: Dict[str, Callable[[Any, Any, int], float]] = {
     "kfifo": _inout_kfifo,
     "deque": _inout_deque,
     "queue.Queue": _inout_queue,
+    "queue.SimpleQueue": _inout_simple_queue,
     "ringbuf": _inout_ringbuf,
     "pa-ringbuffer": _inout_pa,
     "faster-fifo": _inout_faster_fifo,
@@ -451,8 +460,9 @@ def _kfifo_stream_like_c(m: Any, chunk: int, count: int, timeout: float) -> floa
 
 
 def _spsc_objects(name: str, m: Any, data: Any, count: int, timeout: float) -> float:
-    """The object queues: one object per chunk or record (deque and
-    queue.Queue pass a reference; faster-fifo pickles a copy)."""
+    """The object queues: one object per chunk or record (deque,
+    queue.Queue and queue.SimpleQueue pass a reference; faster-fifo pickles
+    a copy)."""
     sleep = time.sleep
     late = _deadline(timeout)
     if name == "deque":
@@ -484,6 +494,22 @@ def _spsc_objects(name: str, m: Any, data: Any, count: int, timeout: float) -> f
 
         def consume() -> None:
             get = q.get
+            for _ in range(count):
+                get(timeout=timeout)
+        return _two_threads(produce, consume, timeout)
+
+    if name == "queue.SimpleQueue":
+        # unbounded: its producer never waits, so a slow consumer lets it
+        # run ahead (which only helps its figure)
+        sq = m.SimpleQueue()
+
+        def produce() -> None:
+            put = sq.put
+            for _ in range(count):
+                put(data)
+
+        def consume() -> None:
+            get = sq.get
             for _ in range(count):
                 get(timeout=timeout)
         return _two_threads(produce, consume, timeout)
@@ -767,19 +793,28 @@ def python_targets(res: Dict[str, Any], single_rate: Optional[float]) -> List[Li
 def python_vs_c(res: Dict[str, Any], c: Dict[str, Any]) -> List[List[str]]:
     """Rows of (workload, Python, C, Python/C): kfifo's two-thread stream of
     64 KiB chunks (GB/s) and of 16-byte records, recsize 1 (M/s), both through
-    a 1 MiB fifo with polling calls, from this run's medians."""
+    a 1 MiB fifo with polling calls, and the 16-byte in + out round trip in
+    one thread (ns; the ratio is C's time over Python's, so that every ratio
+    reads "Python does this fraction of C's work"), from this run's medians."""
     c_stream = {(e["impl"], e["chunk"]): e["median"] for e in c.get("stream_gbps", [])}
     c_rec = {e["name"]: e["median"] for e in c.get("records_mops", [])}
+    c_ping = {e["impl"]: e["median"] for e in c.get("pingpong16_ns", [])}
     rows = []
     for label, key, cval, scale, unit in (
-            ("64 KiB chunks, `in_`/`out_into` vs `kfifo_in`/`kfifo_out`", "like_c_stream64K",
-             c_stream.get(("kfifo", 65536)), 1e-9, "GB/s"),
-            ("16 B records, `in_rec`/`out_rec` vs `kfifo_in_rec`/`kfifo_out_rec`", "like_c_rec16",
-             c_rec.get("kfifo records 16 B (recsize 1)"), 1e-6, "M/s")):
+            ("two threads, 64 KiB chunks, `in_`/`out_into` vs `kfifo_in`/`kfifo_out`",
+             "like_c_stream64K", c_stream.get(("kfifo", 65536)), 1e-9, "GB/s"),
+            ("two threads, 16 B records, `in_rec`/`out_rec` vs `kfifo_in_rec`/`kfifo_out_rec`",
+             "like_c_rec16", c_rec.get("kfifo records 16 B (recsize 1)"), 1e-6, "M/s")):
         py = _get(res, key, "kfifo")
         py_shown = f"{py * scale:.3f} {unit}" if py else "—"
         c_shown = f"{cval:.3f} {unit}" if cval else "—"
         rows.append([label, py_shown, c_shown, f"{py * scale / cval:.2f}×" if py and cval else "—"])
+    py_ns = _get(res, "call16", "kfifo")
+    c_ns = c_ping.get("kfifo")
+    rows.append(["one thread, 16 B `in_` + `out` vs `kfifo_in` + `kfifo_out` (time per round trip)",
+                 f"{py_ns * 1e9:.1f} ns" if py_ns else "—",
+                 f"{c_ns:.1f} ns" if c_ns else "—",
+                 f"{c_ns / (py_ns * 1e9):.2f}×" if py_ns and c_ns else "—"])
     return rows
 
 
@@ -864,7 +899,8 @@ def report(plan: Plan, res: Dict[str, Any], versions: Dict[str, str],
     out += [_table(["impl", "per in+out", "peer/kfifo time"], rows), ""]
 
     out += ["## Python: one thread, in then out, by chunk size (GB/s)", "",
-            "deque and queue.Queue move a reference (no copy); faster-fifo pickles;"
+            "deque, queue.Queue and queue.SimpleQueue move a reference (no copy); "
+            "faster-fifo pickles;"
             " kfifo `out` returns new bytes, `out_into` fills a buffer.", ""]
     rows = [[f"{ch:,}"] + [_cell(res, f"sweep{ch}", n, "GB/s", versions) for n in cols]
             for ch in CHUNKS]
@@ -931,7 +967,7 @@ def plot_python(res: Dict[str, Any], path: str, title: str) -> bool:
                 xs.append(ch)
                 ys.append(v / 1e9)
         if xs:
-            ref = n in ("deque", "queue.Queue")
+            ref = n in ("deque", "queue.Queue", "queue.SimpleQueue")
             ax.plot(xs, ys, marker="o", label=n + (" (moves a reference, no copy)" if ref else ""),
                     linestyle=":" if ref else "-",
                     linewidth=2.5 if n.startswith("kfifo") else 1.2)
