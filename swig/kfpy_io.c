@@ -241,13 +241,96 @@ PyObject *kfpy_out_into(kfpy_kfifo *k, void *to, unsigned int n)
 	return PyLong_FromUnsignedLong(r);
 }
 
-static PyObject *kf_rec_result(unsigned int ret, PyObject *data,
-			       unsigned int total)
+/*
+ * One record out into a new bytes object of its exact length, with the
+ * consumer side entered: the core's answer in *ret and *total, as
+ * kfifo_out_rec(n) gives them, and the record in *data (NULL unless
+ * *ret == 0).  0, or -1 with an exception (no memory).
+ *
+ * The core's peek gives the record's length L; the bytes object is made
+ * that long and the core copies straight into it, told that capacity (the
+ * rule at the top: it is the memory we own, not a second read of the
+ * header).  Only a header that changed between the two reads (memory
+ * rewritten under us: Kfifo(buffer=obj), a shared fifo) makes the core
+ * answer otherwise, and then we ask again with the header's maximum.
+ * A peek of 0 (an empty record, or no header yet) gets a one-byte
+ * capacity on the stack, which tells "empty record" (0) from "no whole
+ * record" (the capacity).  A smaller capacity than n changes one answer
+ * only, "not enough data", which returns the capacity: translated to n.
+ *
+ * recsize 0: the record is exactly n bytes.  A fifo holding fewer (the
+ * consumer side is ours, so the fill level only grows) gets the core's
+ * answer for that case, (n, n), without a call; otherwise n <= len <= size
+ * bytes are owned.
+ */
+int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
+		PyObject **data, unsigned int *ret, unsigned int *total)
 {
-	PyObject *res, *r, *t;
+	struct kf_call c = { KF_OUT_REC, NULL, NULL, 0, recsize, 0, NULL };
+	struct kfifo *f = &k->st->fifo;
+	unsigned char one[1];
+	unsigned int l, r, tries = 0;
+	PyObject *res = NULL;
 
-	if (data == NULL)
+	*data = NULL;
+	if (recsize == 0) {
+		if (n > kfifo_len(f)) {
+			*ret = *total = n;
+			return 0;
+		}
+		l = n;
+	} else {
+		l = kfifo_peek_rec(f, recsize);
+	}
+	for (;;) {
+		/* the capacity we own: the record, else one byte (or none for n 0) */
+		c.n = l != 0 && l <= n ? l : n != 0;
+		if (c.n > 1 || (c.n == 1 && l == 1)) {
+			res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)c.n);
+			if (res == NULL)
+				return -1;
+			c.to = PyBytes_AS_STRING(res);
+		} else {
+			c.to = one;
+		}
+		r = kf_run(k->st, &k->st->cons, &c, kf_nogil(c.n, NULL));
+		if (r == 0 || r <= c.n || r > n || tries++ > 0)
+			break;
+		/* longer than we thought but fits n: the header changed
+		 * (see above); its maximum is enough whatever it says now */
+		Py_CLEAR(res);
+		l = kfifo_rec_max(recsize) < n ? kfifo_rec_max(recsize) : n;
+	}
+	*total = c.total;
+	if (r != 0) {
+		Py_XDECREF(res);
+		*ret = r == c.n ? n : r;	/* not enough data: n */
+		return 0;
+	}
+	*ret = 0;
+	if (res == NULL)
+		res = PyBytes_FromStringAndSize((const char *)one, (Py_ssize_t)c.total);
+	else if (c.total != c.n && _PyBytes_Resize(&res, (Py_ssize_t)c.total) < 0)
+		return -1;
+	*data = res;
+	return res == NULL ? -1 : 0;
+}
+
+/* One record out: (ret, data, total), as kfifo_out_rec(n) answers. */
+static PyObject *kf_out_rec_common(kfpy_kfifo *k, const char *method, unsigned int n,
+			    unsigned int recsize)
+{
+	unsigned int ret, total;
+	PyObject *data, *res, *r, *t;
+
+	if (kf_enter(k, &k->st->cons, method) < 0 ||
+	    kf_take_rec(k, n, recsize, &data, &ret, &total) < 0)
 		return NULL;
+	if (data == NULL) {
+		data = PyBytes_FromStringAndSize(NULL, 0);
+		if (data == NULL)
+			return NULL;
+	}
 	r = PyLong_FromUnsignedLong(ret);
 	t = PyLong_FromUnsignedLong(total);
 	res = r && t ? PyTuple_New(3) : NULL;
@@ -263,81 +346,14 @@ static PyObject *kf_rec_result(unsigned int ret, PyObject *data,
 	return res;
 }
 
-/*
- * One record out: (ret, data, total), as kfifo_out_rec(n) answers.
- *
- * The C core reads the header once and copies that many bytes, so the
- * buffer it gets must be as big as the capacity it is told.  We start with
- * a stack buffer of min(n, 256); a longer record that fits n comes back as
- * "too long for 256" with its length, and is fetched again into a bytes of
- * that length (then of the header maximum, should the header have changed
- * in between: see "Memory the C core writes" above).  A smaller capacity
- * than n changes one answer only, "not enough data", which returns the
- * capacity: it is translated back to n.
- *
- * recsize 0: the record is exactly n bytes, so the capacity must be n.  A
- * fifo holding fewer than n bytes (the consumer side is ours, so the fill
- * level only grows) gets the core's answer for that case, (n, b"", n),
- * without a call; otherwise n <= len <= size bytes are owned.
- */
-PyObject *kf_out_rec_common(kfpy_kfifo *k, enum kf_op op,
-				   const char *method, unsigned int n,
-				   unsigned int recsize)
-{
-	struct kf_call c = { op, NULL, NULL, n, recsize, 0, NULL };
-	unsigned char small[KF_SMALL_OUT];
-	unsigned int hdr_max = kfifo_rec_max(recsize);
-	PyObject *data = NULL;
-	unsigned int r;
-
-	if (kf_enter(k, &k->st->cons, method) < 0)
-		return NULL;
-	if (recsize == 0) {
-		if (n > kfifo_len(&k->st->fifo))
-			return kf_rec_result(n, PyBytes_FromStringAndSize(NULL, 0), n);
-	} else if (n > KF_SMALL_OUT) {
-		c.n = KF_SMALL_OUT;
-	}
-	for (;;) {
-		if (c.n <= KF_SMALL_OUT) {
-			c.to = small;
-		} else {
-			Py_XDECREF(data);
-			data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)c.n);
-			if (data == NULL)
-				return NULL;
-			c.to = PyBytes_AS_STRING(data);
-		}
-		r = kf_run(k->st, &k->st->cons, &c, kf_nogil(c.n, NULL));
-		if (r > c.n && r <= n && c.n < n) {
-			/* a record longer than our buffer that fits n */
-			c.n = c.n == KF_SMALL_OUT ? r : hdr_max < n ? hdr_max : n;
-			continue;
-		}
-		break;
-	}
-	if (r != 0) {
-		Py_XDECREF(data);
-		data = PyBytes_FromStringAndSize(NULL, 0);
-		if (r == c.n)	/* not enough data: kfifo_out_rec says n */
-			r = n;
-	} else if (c.to == small) {
-		data = PyBytes_FromStringAndSize((const char *)small,
-						 (Py_ssize_t)c.total);
-	} else if (c.total != c.n && _PyBytes_Resize(&data, (Py_ssize_t)c.total) < 0) {
-		return NULL;
-	}
-	return kf_rec_result(r, data, c.total);
-}
-
 PyObject *kfpy_out_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize)
 {
-	return kf_out_rec_common(k, KF_OUT_REC, "out_rec", n, recsize);
+	return kf_out_rec_common(k, "out_rec", n, recsize);
 }
 
 PyObject *kfpy_to_user_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize)
 {
-	return kf_out_rec_common(k, KF_TO_USER_REC, "to_user_rec", n, recsize);
+	return kf_out_rec_common(k, "to_user_rec", n, recsize);
 }
 
 PyObject *kfpy_peek_rec(kfpy_kfifo *k, unsigned int recsize)
@@ -369,4 +385,181 @@ PyObject *kfpy_reset_out(kfpy_kfifo *k)
 		return NULL;
 	kfifo_reset_out(&k->st->fifo);
 	Py_RETURN_NONE;
+}
+
+/* ---- batches of records (put_recs, get_recs, records) ------------------------------------- */
+
+/*
+ * A batch goes through the zero-copy regions of the core: one look at the
+ * other side's index and one publish (and at most one wake-up) for all
+ * its records, where a call per record would pay them every time.  Only
+ * whole records are published, so the other side never sees part of one.
+ * No Python code may run between a prepare and its finish (it could free
+ * the fifo): bytes objects neither run code nor trigger the garbage
+ * collector when made, and any other input is exported only after what
+ * was written is published.
+ */
+
+/* Bytes @p .. @p + @n of the regions @r (one run, split where the ring
+ * wraps) to @to. */
+static void kf_regions_read(const struct kfifo_region r[2], unsigned int p,
+			    void *to, unsigned int n)
+{
+	unsigned int first = p < r[0].len ? r[0].len - p : 0;
+
+	if (first > n)
+		first = n;
+	if (first > 0)
+		memcpy(to, r[0].data + p, first);
+	if (n > first)
+		memcpy((unsigned char *)to + first, r[1].data + (p + first - r[0].len),
+		       n - first);
+}
+
+/* @n bytes from @from to @p .. @p + @n of the regions @r.  memmove: the
+ * input may be a view of the fifo's own memory. */
+static void kf_regions_write(const struct kfifo_region r[2], unsigned int p,
+			     const void *from, unsigned int n)
+{
+	unsigned int first = p < r[0].len ? r[0].len - p : 0;
+
+	if (first > n)
+		first = n;
+	if (first > 0)
+		memmove(r[0].data + p, from, first);
+	if (n > first)
+		memmove(r[1].data + (p + first - r[0].len),
+			(const unsigned char *)from + first, n - first);
+}
+
+int kf_rec_fits(kfpy_kfifo *k, unsigned int n, unsigned int recsize)
+{
+	unsigned int size = kfifo_size(&k->st->fifo);
+
+	return n <= kfifo_rec_max(recsize) && n <= size && size - n >= recsize;
+}
+
+/*
+ * Store records items[*i], items[*i + 1], ... (a tuple of bytes-like
+ * objects) while they fit, each whole, advancing *i past them; *need is
+ * the room the first one left behind needs (0 when none is).  A record
+ * that can never fit (checked by the caller, but a bytearray may have
+ * grown since) raises ValueError.  0, or -1 with an exception; what was
+ * stored stays stored either way.
+ */
+int kf_put_recs_some(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
+		     unsigned int recsize, unsigned int *need)
+{
+	struct kfifo *f = &k->st->fifo;
+	struct kfifo_region r[2];
+	unsigned int avail = 0, p = 0, n;
+	unsigned char hdr[2];
+	int prepared = 0, got, ret = 0;
+	const void *buf;
+	Py_buffer view;
+
+	*need = 0;
+	while (*i < PyTuple_GET_SIZE(items)) {
+		PyObject *item = PyTuple_GET_ITEM(items, *i);
+
+		got = 0;
+		if (prepared && !PyBytes_CheckExact(item)) {
+			/* exporting it may run Python code: publish first */
+			kfifo_in_finish(f, p);
+			prepared = 0;
+		}
+		if (kfpy_arg_data(item, "put_recs", &view, &got, &buf, &n) < 0) {
+			ret = -1;
+			break;
+		}
+		if (!kf_rec_fits(k, n, recsize)) {
+			PyErr_Format(PyExc_ValueError,
+				     "Kfifo.put_recs(): records[%zd], of %u bytes, "
+				     "can never fit (header of %u bytes, fifo of %u "
+				     "bytes)", *i, n, recsize, kfifo_size(f));
+			ret = -1;
+		} else if (!prepared && kf_enter(k, &k->st->prod, "put_recs") < 0) {
+			ret = -1;
+		} else if (!prepared) {
+			avail = kfifo_in_prepare(f, r, UINT_MAX);
+			p = 0;
+			prepared = 1;
+		}
+		if (ret == 0 && recsize + n > avail - p)
+			*need = recsize + n;
+		if (ret == 0 && *need == 0) {
+			hdr[0] = (unsigned char)(n & 0xffu);
+			hdr[1] = (unsigned char)(n >> 8);
+			kf_regions_write(r, p, hdr, recsize);
+			kf_regions_write(r, p + recsize, buf, n);
+			p += recsize + n;
+			(*i)++;
+		}
+		if (got) {
+			/* the release may run Python code too */
+			if (prepared)
+				kfifo_in_finish(f, p);
+			prepared = 0;
+			PyBuffer_Release(&view);
+		}
+		if (ret < 0 || *need > 0)
+			break;
+	}
+	if (prepared)
+		kfifo_in_finish(f, p);
+	return ret;
+}
+
+/*
+ * Take up to @max whole records, oldest first, appending each to @list as
+ * a bytes object; the number taken (0: no whole record stored), or -1 with
+ * an exception (nothing taken).  The header is read once per record, from
+ * the fifo's memory, and bounds the copy within the bytes stored: memory
+ * rewritten under us (a buffer= object, a peer process) gives wrong bytes,
+ * never a read outside the regions.
+ */
+Py_ssize_t kf_take_recs(kfpy_kfifo *k, const char *method, PyObject *list,
+			Py_ssize_t max, unsigned int recsize)
+{
+	struct kfifo *f = &k->st->fifo;
+	struct kfifo_region r[2];
+	unsigned int total, p = 0, l;
+	unsigned char hdr[2] = { 0, 0 };
+	Py_ssize_t got = 0;
+	PyObject *rec;
+	int err = 0;
+
+	if (kf_enter(k, &k->st->cons, method) < 0)
+		return -1;
+	total = kfifo_out_prepare(f, r, UINT_MAX);
+	while (got < max && total - p >= recsize) {
+		kf_regions_read(r, p, hdr, recsize);
+		l = recsize == 2 ? (unsigned int)hdr[0] | (unsigned int)hdr[1] << 8
+				 : hdr[0];
+		if (l > total - p - recsize)
+			break;	/* the last record is not all there yet */
+		rec = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)l);
+		if (rec == NULL) {
+			err = 1;
+			break;
+		}
+		kf_regions_read(r, p + recsize, PyBytes_AS_STRING(rec), l);
+		if (PyList_Append(list, rec) < 0) {
+			Py_DECREF(rec);
+			err = 1;
+			break;
+		}
+		Py_DECREF(rec);
+		p += recsize + l;
+		got++;
+	}
+	if (p > 0)
+		kfifo_out_finish(f, p);
+	if (err) {
+		/* out of memory: hand over what was taken, if anything */
+		if (got == 0)
+			return -1;
+		PyErr_Clear();
+	}
+	return got;
 }
