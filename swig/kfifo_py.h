@@ -43,6 +43,7 @@ typedef struct kfpy_kfifo {
 	Py_ssize_t regions;    /* region objects of in_prepare/out_prepare alive */
 	PyObject *block;       /* shared fifo: the kfifo._shm block mapped, view is its buf */
 	unsigned long fork_gen; /* kfpy_fork_gen when the per-process state was last valid */
+	PyObject *rec_result;  /* out_rec's last (ret, data, total), for reuse (kfpy_io.c) */
 } kfpy_kfifo;
 
 extern PyTypeObject kfpy_KfifoType;

@@ -256,15 +256,13 @@ static int kf_nargs(const char *method, Py_ssize_t nargs, Py_ssize_t want)
  * (a NULL-terminated list), NULL when not given; the first @required must
  * be.  0, or -1 with CPython's TypeError for the mistake.
  */
-static int kf_kwargs(const char *method, PyObject *const *args,
-		     Py_ssize_t nargs, PyObject *kwnames,
-		     const char *const *names, Py_ssize_t required,
-		     PyObject **out)
+static int kf_kwargs_slow(const char *method, PyObject *const *args,
+			  Py_ssize_t nargs, PyObject *kwnames,
+			  const char *const *names, Py_ssize_t required,
+			  Py_ssize_t max, PyObject **out)
 {
-	Py_ssize_t i, j, max = 0;
+	Py_ssize_t i, j;
 
-	while (names[max] != NULL)
-		max++;
 	if (nargs > max) {
 		PyErr_Format(PyExc_TypeError,
 			     "Kfifo.%s() takes at most %zd arguments (%zd given)",
@@ -303,6 +301,25 @@ static int kf_kwargs(const char *method, PyObject *const *args,
 	}
 	return 0;
 }
+
+/* The common case inline: all by position, none missing. */
+static inline int kf_kwargs(const char *method, PyObject *const *args,
+			    Py_ssize_t nargs, PyObject *kwnames,
+			    const char *const *names, Py_ssize_t required,
+			    Py_ssize_t max, PyObject **out)
+{
+	Py_ssize_t i;
+
+	if (kwnames != NULL || nargs < required || nargs > max)
+		return kf_kwargs_slow(method, args, nargs, kwnames, names,
+				      required, max, out);
+	for (i = 0; i < max; i++)
+		out[i] = i < nargs ? args[i] : NULL;
+	return 0;
+}
+
+/* the number of names in a NULL-terminated list of them */
+#define KF_NNAMES(names) ((Py_ssize_t)(sizeof(names) / sizeof(names[0]) - 1))
 
 /* timeout=None when left out */
 #define KF_TIMEOUT(o) ((o) != NULL ? (o) : Py_None)
@@ -354,7 +371,8 @@ PyObject *kfpy_put_fast(PyObject *self, PyObject *const *args,
 	int got = 0;
 
 	if (kfpy_arg_self(self, "put", &k) < 0 ||
-	    kf_kwargs("put", args, nargs, kwnames, names, 1, a) < 0 ||
+	    kf_kwargs("put", args, nargs, kwnames, names, 1,
+		      KF_NNAMES(names), a) < 0 ||
 	    kfpy_arg_data_len(a[0], "put", &view, &got, &buf, &n) < 0)
 		return NULL;
 	res = kfpy_put(k, buf, n, KF_TIMEOUT(a[1]));
@@ -372,7 +390,8 @@ PyObject *kfpy_get_fast(PyObject *self, PyObject *const *args,
 	unsigned int n;
 
 	if (kfpy_arg_self(self, "get", &k) < 0 ||
-	    kf_kwargs("get", args, nargs, kwnames, names, 1, a) < 0 ||
+	    kf_kwargs("get", args, nargs, kwnames, names, 1,
+		      KF_NNAMES(names), a) < 0 ||
 	    kfpy_arg_count(a[0], "get", "n", &n) < 0)
 		return NULL;
 	return kfpy_get(k, n, KF_TIMEOUT(a[1]));
@@ -390,7 +409,8 @@ PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
 	int got = 0;
 
 	if (kfpy_arg_self(self, "put_rec", &k) < 0 ||
-	    kf_kwargs("put_rec", args, nargs, kwnames, names, 2, a) < 0 ||
+	    kf_kwargs("put_rec", args, nargs, kwnames, names, 2,
+		      KF_NNAMES(names), a) < 0 ||
 	    kfpy_arg_data(a[0], "put_rec", &view, &got, &buf, &n) < 0)
 		return NULL;
 	if (kfpy_arg_recsize(a[1], "put_rec", &recsize) == 0)
@@ -409,7 +429,8 @@ PyObject *kfpy_get_rec_fast(PyObject *self, PyObject *const *args,
 	kfpy_kfifo *k;
 
 	if (kfpy_arg_self(self, "get_rec", &k) < 0 ||
-	    kf_kwargs("get_rec", args, nargs, kwnames, names, 1, a) < 0 ||
+	    kf_kwargs("get_rec", args, nargs, kwnames, names, 1,
+		      KF_NNAMES(names), a) < 0 ||
 	    kfpy_arg_recsize(a[0], "get_rec", &recsize) < 0)
 		return NULL;
 	return kfpy_get_rec(k, recsize, KF_TIMEOUT(a[1]));
@@ -424,7 +445,8 @@ PyObject *kfpy_put_recs_fast(PyObject *self, PyObject *const *args,
 	kfpy_kfifo *k;
 
 	if (kfpy_arg_self(self, "put_recs", &k) < 0 ||
-	    kf_kwargs("put_recs", args, nargs, kwnames, names, 2, a) < 0 ||
+	    kf_kwargs("put_recs", args, nargs, kwnames, names, 2,
+		      KF_NNAMES(names), a) < 0 ||
 	    kfpy_arg_recsize(a[1], "put_recs", &recsize) < 0)
 		return NULL;
 	return kfpy_put_recs(k, a[0], recsize, KF_TIMEOUT(a[2]));
@@ -439,7 +461,8 @@ PyObject *kfpy_get_recs_fast(PyObject *self, PyObject *const *args,
 	kfpy_kfifo *k;
 
 	if (kfpy_arg_self(self, "get_recs", &k) < 0 ||
-	    kf_kwargs("get_recs", args, nargs, kwnames, names, 2, a) < 0 ||
+	    kf_kwargs("get_recs", args, nargs, kwnames, names, 2,
+		      KF_NNAMES(names), a) < 0 ||
 	    kfpy_arg_count(a[0], "get_recs", "max", &max) < 0 ||
 	    kfpy_arg_recsize(a[1], "get_recs", &recsize) < 0)
 		return NULL;

@@ -91,7 +91,8 @@ static int kf_in_entered(kfpy_kfifo *k, enum kf_op op, const void *from,
 	/* small copies (the common case) need not ask the fill level */
 	if (n < KFPY_GIL_THRESHOLD && !kf_nogil(0, c.lock)) {
 		*r = op == KF_IN ? kfifo_in(&k->st->fifo, from, n)
-				 : kf_do(&k->st->fifo, &c);
+		     : op == KF_IN_REC ? kfifo_in_rec(&k->st->fifo, from, n, recsize)
+				       : kf_do(&k->st->fifo, &c);
 		return 0;
 	}
 	/* what will be copied: all of a record or nothing, else min(n, avail) */
@@ -293,7 +294,10 @@ int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
 		} else {
 			c.to = one;
 		}
-		r = kf_run(k->st, &k->st->cons, &c, kf_nogil(c.n, NULL));
+		if (kf_nogil(c.n, NULL))
+			r = kf_run(k->st, &k->st->cons, &c, 1);
+		else
+			r = kfifo_out_rec(f, c.to, c.n, recsize, &c.total);
 		if (r == 0 || r <= c.n || r > n || tries++ > 0)
 			break;
 		/* longer than we thought but fits n: the header changed
@@ -316,12 +320,21 @@ int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
 	return res == NULL ? -1 : 0;
 }
 
-/* One record out: (ret, data, total), as kfifo_out_rec(n) answers. */
-static PyObject *kf_out_rec_common(kfpy_kfifo *k, const char *method, unsigned int n,
-			    unsigned int recsize)
+/*
+ * One record out: (ret, data, total), as kfifo_out_rec(n) answers.
+ *
+ * The tuple of the last call is reused when the caller has let go of it
+ * (the fifo holds its only reference), as zip() reuses its result tuple:
+ * a loop that unpacks or drops each result then makes and frees no tuple,
+ * which is a third of the call.  Nobody else can see it change.  It holds
+ * ints and bytes only, so it can close no cycle (not visited by GC).
+ */
+static PyObject *kf_out_rec_common(kfpy_kfifo *k, const char *method,
+				   unsigned int n, unsigned int recsize)
 {
+	PyObject *data, *res, *r, *t, *old[3];
 	unsigned int ret, total;
-	PyObject *data, *res, *r, *t;
+	int i;
 
 	if (kf_enter(k, &k->st->cons, method) < 0 ||
 	    kf_take_rec(k, n, recsize, &data, &ret, &total) < 0)
@@ -333,16 +346,33 @@ static PyObject *kf_out_rec_common(kfpy_kfifo *k, const char *method, unsigned i
 	}
 	r = PyLong_FromUnsignedLong(ret);
 	t = PyLong_FromUnsignedLong(total);
-	res = r && t ? PyTuple_New(3) : NULL;
-	if (res == NULL) {
+	if (r == NULL || t == NULL) {
 		Py_XDECREF(r);
 		Py_XDECREF(t);
 		Py_DECREF(data);
 		return NULL;
 	}
+	res = k->rec_result;
+	if (res != NULL && Py_REFCNT(res) == 1) {
+		for (i = 0; i < 3; i++)
+			old[i] = PyTuple_GET_ITEM(res, i);
+	} else {
+		res = PyTuple_New(3);
+		if (res == NULL) {
+			Py_DECREF(r);
+			Py_DECREF(t);
+			Py_DECREF(data);
+			return NULL;
+		}
+		Py_XSETREF(k->rec_result, res);
+		old[0] = old[1] = old[2] = NULL;
+	}
 	PyTuple_SET_ITEM(res, 0, r);
 	PyTuple_SET_ITEM(res, 1, data);
 	PyTuple_SET_ITEM(res, 2, t);
+	for (i = 0; i < 3; i++)
+		Py_XDECREF(old[i]);
+	Py_INCREF(res);
 	return res;
 }
 

@@ -215,6 +215,7 @@ static int kf_tp_clear(PyObject *self)
 	kfpy_kfifo *k = (kfpy_kfifo *)self;
 	Py_buffer view;
 
+	Py_CLEAR(k->rec_result);
 	kf_check_fork(k);
 	if (k->st == NULL || k->regions > 0)
 		return 0;	/* a region still points in: freed by dealloc */
