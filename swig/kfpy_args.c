@@ -156,7 +156,7 @@ int kfpy_arg_data_len(PyObject *o, const char *method, Py_buffer *view,
 int kfpy_arg_data_slow(PyObject *o, const char *method, Py_buffer *view,
 		       int *got, const void **buf, unsigned int *n)
 {
-	Py_ssize_t len;
+	Py_ssize_t len = 0;
 
 	if (kfpy_arg_data_len(o, method, view, got, buf, &len) < 0)
 		return -1;
@@ -328,8 +328,8 @@ PyObject *kfpy_in_rec_fast(PyObject *self, PyObject *const *args,
 			   Py_ssize_t nargs)
 {
 	PyObject *res = NULL;
-	unsigned int n, recsize;
-	const void *buf;
+	unsigned int n = 0, recsize;
+	const void *buf = NULL;
 	Py_buffer view;
 	kfpy_kfifo *k;
 	int got = 0;
@@ -348,7 +348,7 @@ PyObject *kfpy_in_rec_fast(PyObject *self, PyObject *const *args,
 PyObject *kfpy_out_rec_fast(PyObject *self, PyObject *const *args,
 			    Py_ssize_t nargs)
 {
-	unsigned int n, recsize;
+	unsigned int n = 0, recsize;
 	kfpy_kfifo *k;
 
 	if (kfpy_arg_self(self, "out_rec", &k) < 0 ||
@@ -364,10 +364,10 @@ PyObject *kfpy_put_fast(PyObject *self, PyObject *const *args,
 {
 	static const char *const names[] = { "data", "timeout", NULL };
 	PyObject *a[2], *res;
-	const void *buf;
+	const void *buf = NULL;
 	Py_buffer view;
 	kfpy_kfifo *k;
-	Py_ssize_t n;
+	Py_ssize_t n = 0;
 	int got = 0;
 
 	if (kfpy_arg_self(self, "put", &k) < 0 ||
@@ -402,8 +402,8 @@ PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
 {
 	static const char *const names[] = { "data", "recsize", "timeout", NULL };
 	PyObject *a[3], *res = NULL;
-	unsigned int n, recsize;
-	const void *buf;
+	unsigned int n = 0, recsize;
+	const void *buf = NULL;
 	Py_buffer view;
 	kfpy_kfifo *k;
 	int got = 0;
