@@ -124,6 +124,9 @@
 /* Arguments a method accepts and ignores (__exit__, __reduce_ex__). */
 %typemap(in) PyObject *exc_type, PyObject *exc, PyObject *tb, PyObject *protocol "$1 = $input;"
 
+/* Kfifo.notifier(direction): kfpy_notify.c checks it, naming the method */
+%typemap(in) PyObject *direction "$1 = $input;"
+
 %constant const char *VERSION = KFIFO_VERSION_STRING;
 
 /* ---- the methods: one SWIG declaration per entry of kfpy_methods.h --------------- */

@@ -12,6 +12,7 @@
  *   kfpy_region.c    zero-copy views
  *   kfpy_shm.c       shared blocks (mapping what kfifo._shm hands over)
  *   kfpy_spinlock.c  the SpinLock type
+ *   kfpy_notify.c    the Notifier type (a file descriptor for event loops)
  *   kfpy_errors.c    exceptions
  *
  * Private names start with kf_; the names kfifo.i sees (kfpy_) are in
@@ -217,6 +218,14 @@ int kf_put_recs_some(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
 		     unsigned int recsize, unsigned int *need);
 Py_ssize_t kf_take_recs(kfpy_kfifo *k, const char *method, PyObject *list,
 			Py_ssize_t max, unsigned int recsize);
+
+/* ---- kfpy_notify.c ---- */
+
+extern PyTypeObject kfpy_NotifierType;
+/* Detach every notifier of @k: its memory is about to go (GIL held). */
+void kf_notifiers_fifo_gone(kfpy_kfifo *k);
+/* Ready the Notifier type, add it to @module, close them all at exit. */
+int kf_notify_init(PyObject *module);
 
 /* ---- kfpy_shm.c ---- */
 

@@ -532,6 +532,45 @@ KFPY_METHOD(Kfifo, close, kfpy_close, POS,
 	"thread, and wake every waiter. The other calls go on working: the\n"
 	"consumer drains what is left. ``reset()`` reopens. Not ``free()``: the\n"
 	"memory stays.")
+/* event loops: a file descriptor to wait on (kfpy_notify.c) */
+KFPY_METHOD(Kfifo, notifier, kfpy_notifier, POS,
+	(kfpy_kfifo *self, PyObject *direction),
+	"notifier($self, direction, /)\n"
+	"--\n"
+	"\n"
+	"A new ``Notifier``: a file descriptor for event loops (``kfifo_notifier_open``).\n"
+	"\n"
+	"While armed, its ``fileno()`` becomes readable when the fifo moves in\n"
+	"``direction``, or is closed or freed. Wait on it with ``selectors``,\n"
+	"``loop.add_reader``, ``trio.lowlevel.wait_readable`` or\n"
+	"``anyio.wait_readable`` instead of blocking a thread.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"direction : {'data', 'room'}\n"
+	"    ``'data'``: readable when data is stored (a consumer waits);\n"
+	"    ``'room'``: when room is made (a producer waits).\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"Notifier\n"
+	"    Disarmed; a new registration each call (``with f.notifier('data')\n"
+	"    as n:`` arms it and closes it at the end).\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"ValueError\n"
+	"    ``direction`` is not ``'data'`` or ``'room'``, or the fifo was freed.\n"
+	"OSError\n"
+	"    No notifiers on this system (``errno.ENOSYS``: not Linux, or the\n"
+	"    sleep-poll fallback), or no file descriptor left.\n"
+	"\n"
+	"Notes\n"
+	"-----\n"
+	"Use: ``n.arm()``; loop: try the call with ``timeout=0``, stop if it\n"
+	"succeeded, wait until ``n.fileno()`` is readable, ``n.clear()``. Arming\n"
+	"before the check means no publication is missed. A shared fifo's\n"
+	"notifiers are woken by publishers in any process.")
 /* zero-copy: in_* on the producer side, out_* on the consumer side */
 KFPY_METHOD(Kfifo, in_prepare, kfpy_in_prepare, POS,
 	(kfpy_kfifo *self, unsigned int n),

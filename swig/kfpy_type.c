@@ -66,6 +66,8 @@ static int kf_release_memory(kfpy_kfifo *k, Py_buffer *view)
 	int has_view = k->has_view;
 
 	k->freed = 1;
+	/* notifiers first: they count themselves in the fifo's memory */
+	kf_notifiers_fifo_gone(k);
 	kfifo_free(&k->st->fifo);
 	if (has_view)
 		*view = k->view;
@@ -718,7 +720,8 @@ int kfpy_types_init(PyObject *module)
 		return -1;
 	if (kf_add_type(module, &kfpy_KfifoType, "Kfifo", kf_kfifo_methods) < 0 ||
 	    kf_add_type(module, &kfpy_SpinLockType, "SpinLock",
-			kf_spinlock_methods) < 0)
+			kf_spinlock_methods) < 0 ||
+	    kf_notify_init(module) < 0)
 		return -1;
 	attach = PyDescr_NewClassMethod(&kfpy_KfifoType, &kf_attach_def);
 	if (attach == NULL ||

@@ -41,6 +41,7 @@ EVERY_CALL = {
     "wait_avail": lambda f: f.wait_avail(1, timeout=0),
     "wait_len": lambda f: f.wait_len(1, timeout=0),
     "close": lambda f: f.close(),
+    "notifier": lambda f: f.notifier("data"),
     "closed": lambda f: f.closed,
     "name": lambda f: f.name,
     "in_prepare": lambda f: f.in_prepare(1),

@@ -417,7 +417,7 @@ def documented_methods(cls_name: str) -> set[str]:
     raise AssertionError("no class %s in %s" % (cls_name, stub))
 
 
-@pytest.mark.parametrize("cls", [Kfifo, SpinLock], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", [Kfifo, SpinLock, kfifo.Notifier], ids=lambda c: c.__name__)
 def test_dir_adds_exactly_the_documented_api_to_object(cls):
     added = set(dir(cls)) - set(dir(object))
     assert added == documented_methods(cls.__name__) - set(dir(object))
@@ -425,7 +425,7 @@ def test_dir_adds_exactly_the_documented_api_to_object(cls):
 
 def test_private_module_exports_the_types_and_two_constants_only():
     names = {n for n in dir(kfifo._kfifo) if not n.startswith("__")}
-    assert names == {"Kfifo", "SpinLock", "VERSION", "GIL_THRESHOLD"}
+    assert names == {"Kfifo", "Notifier", "SpinLock", "VERSION", "GIL_THRESHOLD"}
 
 
 @pytest.mark.parametrize("name", ["disown", "own", "acquire", "append", "next", "this", "thisown"])

@@ -960,8 +960,9 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  *                 written last, with release, by the creator
  *        4     4  KFIFO_SHARED_VERSION, the layout version: 2
  *        8     4  the size of the data area, a power of two, 1 to 2^31
- *       12     4  flags: 0 (version 2 defines none; attaching refuses
- *                 any flag outside KFIFO_SHARED_FLAGS_KNOWN)
+ *       12     4  flags: KFIFO_SHARED_FLAG_NOTIFY (kfifo_shared_create()
+ *                 sets it), no other; attaching refuses any flag outside
+ *                 KFIFO_SHARED_FLAGS_KNOWN
  *       16     4  the number of threads waiting for data
  *       20     4  the number of threads waiting for room
  *       24     4  1 once kfifo_close() ran, else 0
@@ -974,8 +975,15 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  *      128     4  out, written by the consumer
  *      132     4  the futex word producers sleep on
  *      136    56  reserved, 0
- *   -- cache line 3: empty
- *      192    64  reserved, 0
+ *   -- cache line 3: the notifier slots (KFIFO_SHARED_FLAG_NOTIFY),
+ *      written when a notifier is armed, signalled, cleared or disarmed
+ *      192    64  KFIFO_NOTIFY_SLOTS (16) words, 0 for a free slot, else
+ *                 (token << 2) | (pending << 1) | direction: the
+ *                 direction 0 data, 1 room; pending 1 while the notifier
+ *                 waits to be signalled; token 1 to 2^30 - 1 names the
+ *                 notifier's socket, the Linux abstract AF_UNIX datagram
+ *                 address "\0kfifo-notify-" followed by the token in 8
+ *                 lower-case hex digits (see kfifo_notifier_open())
  *      256  size  the data
  *
  * The words are in the byte order of the machine (a block carried to a
@@ -984,7 +992,8 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  * a 64-byte cache line that the other side only reads, and the two lines
  * do not fall in one 128-byte pair either (the unit the adjacent-line
  * prefetcher of x86 fetches): the consumer's line 2 pairs with the empty
- * line 3, not with the data the producer writes.  KFIFO_SHARED_OFF_* below are these offsets; a
+ * line 3, which is written only around a notifier's wait, not with the
+ * data the producer writes.  KFIFO_SHARED_OFF_* below are these offsets; a
  * change to this table changes KFIFO_SHARED_VERSION.
  *
  * Another version.  kfifo_shared_attach() refuses a block of another
@@ -1024,8 +1033,15 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  */
 #define KFIFO_SHARED_MAGIC 0x6669666bu
 #define KFIFO_SHARED_VERSION 2u
-/* the flags kfifo_shared_attach() accepts in the flags word: none yet */
-#define KFIFO_SHARED_FLAGS_KNOWN 0u
+/*
+ * Flag: line 3 holds notifier slots and every publisher signals them.
+ * kfifo_shared_create() sets it, so that a library from before notifiers
+ * (which knows no flag) refuses the block instead of publishing without
+ * signalling; on a block without it kfifo_notifier_open() fails.
+ */
+#define KFIFO_SHARED_FLAG_NOTIFY 1u
+/* the flags kfifo_shared_attach() accepts in the flags word */
+#define KFIFO_SHARED_FLAGS_KNOWN KFIFO_SHARED_FLAG_NOTIFY
 /* the alignment kfifo_shared_create() and kfifo_shared_attach() need */
 #define KFIFO_SHARED_ALIGN 8
 #define KFIFO_SHARED_OFF_MAGIC 0
@@ -1039,6 +1055,9 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
 #define KFIFO_SHARED_OFF_DATA_SEQ 68
 #define KFIFO_SHARED_OFF_OUT 128
 #define KFIFO_SHARED_OFF_ROOM_SEQ 132
+#define KFIFO_SHARED_OFF_NOTIFY 192
+/* the number of notifier slots of a shared fifo (line 3) */
+#define KFIFO_NOTIFY_SLOTS 16
 #define KFIFO_SHARED_OFF_DATA 256
 
 /* The table above, checked where the compiler can (C11, C++11). */
@@ -1060,6 +1079,10 @@ KFIFO__STATIC_ASSERT(KFIFO_SHARED_OFF_IN / 128 != KFIFO_SHARED_OFF_OUT / 128 &&
 			     KFIFO_SHARED_OFF_OUT / 128 !=
 				     KFIFO_SHARED_OFF_DATA / 128,
 		     "in, out and the data in three 128-byte pairs");
+KFIFO__STATIC_ASSERT(KFIFO_SHARED_OFF_NOTIFY / 64 == 3 &&
+			     KFIFO_SHARED_OFF_NOTIFY + 4 * KFIFO_NOTIFY_SLOTS ==
+				     KFIFO_SHARED_OFF_DATA,
+		     "the notifier slots fill line 3");
 KFIFO__STATIC_ASSERT(KFIFO_SHARED_OFF_DATA % 64 == 0 &&
 			     KFIFO_SHARED_OFF_ROOM_SEQ + 4 <=
 				     KFIFO_SHARED_OFF_DATA,
@@ -1126,6 +1149,158 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_shared_attach(struct kfifo *fifo,
  * kfifo_alloc()), else 0.
  */
 KFIFO_API KFIFO__MUST_CHECK int kfifo_is_shared(struct kfifo *fifo);
+
+/* ---- notifiers: a file descriptor to wait on (event loops) ------------ */
+
+/*
+ * A notifier is a file descriptor that becomes readable when, while the
+ * notifier is armed, the index of its direction moves: KFIFO_NOTIFY_DATA
+ * when @in moves (data was stored), KFIFO_NOTIFY_ROOM when @out moves
+ * (room was made); also when the fifo is closed (kfifo_close()), and when
+ * the notifier is detached (kfifo_notifier_detach(), before the fifo goes
+ * away).  Event loops (epoll, poll, select; Python's asyncio, selectors,
+ * trio) wait on it instead of sleeping in a kfifo_wait_*() call.
+ *
+ * An armed notifier counts as a waiter of its direction, exactly like a
+ * thread asleep in kfifo_wait_*(): publishers make no system call and take
+ * no lock while nobody waits, and go to the out-of-line wake path, which
+ * signals the armed notifiers, only while somebody does.  A notifier is
+ * signalled once per wait: after the first signal, publishers leave it
+ * alone until kfifo_notifier_clear() asks for the next one.
+ *
+ * The no-lost-wake recipe (the same as the futex waiters'):
+ *
+ *     kfifo_notifier_arm(n);
+ *     for (;;) {
+ *             if (the non-blocking call succeeds)   // kfifo_out(), ...
+ *                     break;
+ *             wait until kfifo_notifier_fd(n) is readable;
+ *             kfifo_notifier_clear(n);
+ *     }
+ *     kfifo_notifier_disarm(n);      // or stay armed for the next call
+ *
+ * Arming (and clearing) comes before the check, so a publication that the
+ * check misses finds the notifier armed and signals it.  The fd may also
+ * be readable when nothing changed (a spurious wake-up): check again.
+ *
+ * Ordinary fifos: the fd is an eventfd, and the armed notifiers of the
+ * process are kept in one registry that publishers consult, under a
+ * mutex, only on the wake path (so while a notifier is armed, publishing
+ * is not async-signal-safe).  Handles (kfifo_shared_create(),
+ * kfifo_shared_attach()): the fd is a Linux abstract-namespace AF_UNIX
+ * datagram socket with a random name, recorded while armed in one of the
+ * KFIFO_NOTIFY_SLOTS slots of the shared header; a publisher in any
+ * process that maps the fifo sends one datagram to each armed notifier of
+ * its direction.  So a notifier in one process is woken by a producer or
+ * consumer in another, whether it forked, was spawned or attached by
+ * name, with no descriptor passed.  Limits: at most KFIFO_NOTIFY_SLOTS
+ * notifiers are armed on one shared fifo at a time (kfifo_notifier_arm()
+ * then fails with -EBUSY: nothing is lost, wait otherwise); the processes
+ * must share a network namespace (abstract socket names are per
+ * namespace); a slot whose process died is freed by the first publisher
+ * that signals it or by an arm() that finds no free slot.
+ *
+ * Availability: Linux with futexes; with KFIFO_WAIT_FALLBACK and on other
+ * systems kfifo_notifier_open() returns -ENOSYS.
+ *
+ * Concurrency: the calls on one notifier are not made concurrently with
+ * each other (one thread or event loop owns it); they may run while any
+ * number of producers and consumers use the fifo.  Detach or close every
+ * notifier of a fifo before kfifo_free(), kfifo_init() or kfifo_alloc()
+ * of it (or before unmapping a shared fifo).  After fork() a notifier
+ * belongs to the parent: in the child only kfifo_notifier_close() works
+ * (it closes the child's copy of the fd), the rest return -ECHILD.
+ */
+#define KFIFO_NOTIFY_DATA 0
+#define KFIFO_NOTIFY_ROOM 1
+
+/**
+ * struct kfifo_notifier - a notifier (opaque)
+ *
+ * Made by kfifo_notifier_open(), freed by kfifo_notifier_close(); its
+ * members are private to the library.
+ */
+struct kfifo_notifier;
+
+/**
+ * kfifo_notifier_open - make a notifier for one direction of a fifo
+ * @np: receives the notifier
+ * @fifo: the fifo (an initialised fifo of size > 0, or a handle)
+ * @dir: KFIFO_NOTIFY_DATA or KFIFO_NOTIFY_ROOM
+ *
+ * The notifier starts disarmed, its fd not readable.
+ *
+ * Return: 0; -EINVAL (@dir unknown, @fifo of size 0); -EOPNOTSUPP (a
+ * handle to a block without KFIFO_SHARED_FLAG_NOTIFY); -ENOSYS (no
+ * notifiers on this build); -ENOMEM, or the negated errno of eventfd(),
+ * socket() or bind().  On failure *@np is NULL.
+ *
+ * Concurrency: any thread.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_notifier_open(struct kfifo_notifier **np,
+						    struct kfifo *fifo,
+						    int dir);
+
+/**
+ * kfifo_notifier_fd - the file descriptor to wait on
+ * @n: the notifier
+ *
+ * Return: the fd (close-on-exec, non-blocking), readable (POLLIN, EPOLLIN)
+ * when signalled; it stays readable until kfifo_notifier_clear().  Owned
+ * by @n: do not close or read it.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_notifier_fd(const struct kfifo_notifier *n);
+
+/**
+ * kfifo_notifier_arm - count @n as a waiter of its direction
+ * @n: the notifier
+ *
+ * From its return on, every publication in that direction signals @n
+ * (once, until kfifo_notifier_clear()).  Arming an armed notifier only
+ * asks for the next signal, as kfifo_notifier_clear() does without
+ * draining.
+ *
+ * Return: 0; -EINVAL once detached; -EBUSY when every slot of a shared
+ * fifo is taken; -EOPNOTSUPP if membarrier() failed (a seccomp filter);
+ * -ECHILD in the child of a fork() (the notifier is the parent's).
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_notifier_arm(struct kfifo_notifier *n);
+
+/**
+ * kfifo_notifier_disarm - stop counting @n as a waiter
+ * @n: the notifier
+ *
+ * Publishers no longer signal @n; a signal already sent stays until
+ * kfifo_notifier_clear().  Disarming a disarmed notifier does nothing.
+ */
+KFIFO_API void kfifo_notifier_disarm(struct kfifo_notifier *n);
+
+/**
+ * kfifo_notifier_clear - drain the fd and ask for the next signal
+ * @n: the notifier
+ *
+ * Never blocks.  Call it after the fd was readable and before checking the
+ * fifo again (the recipe above): a publication after the clear signals
+ * the fd again.  On a disarmed or detached notifier it only drains.
+ */
+KFIFO_API void kfifo_notifier_clear(struct kfifo_notifier *n);
+
+/**
+ * kfifo_notifier_detach - let go of the fifo, waking whoever waits on @n
+ * @n: the notifier
+ *
+ * Disarms @n, forgets the fifo and makes the fd readable: a waiter wakes
+ * and finds out from its own retry.  Afterwards kfifo_notifier_arm()
+ * returns -EINVAL.  Call it for every notifier of a fifo before the fifo
+ * goes (kfifo_free(), munmap()).
+ */
+KFIFO_API void kfifo_notifier_detach(struct kfifo_notifier *n);
+
+/**
+ * kfifo_notifier_close - disarm, close the fd and free @n
+ * @n: the notifier, or NULL (nothing happens)
+ */
+KFIFO_API void kfifo_notifier_close(struct kfifo_notifier *n);
 
 /* ---- kernel names (docs/spec.md 1.6) ---------------------------------- */
 

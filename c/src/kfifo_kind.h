@@ -86,7 +86,8 @@ struct kfifo__shm {
 	unsigned int in, data_seq;
 	unsigned int reserved1[14];
 	unsigned int out, room_seq;
-	unsigned int reserved2[30];
+	unsigned int reserved2[14];
+	unsigned int notify[KFIFO_NOTIFY_SLOTS]; /* kfifo_notify.c */
 };
 
 KFIFO__INLINE struct kfifo__shm *kfifo__shm(const struct kfifo *fifo)

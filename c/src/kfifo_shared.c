@@ -34,6 +34,7 @@ KFIFO__SHM_AT(in, KFIFO_SHARED_OFF_IN);
 KFIFO__SHM_AT(data_seq, KFIFO_SHARED_OFF_DATA_SEQ);
 KFIFO__SHM_AT(out, KFIFO_SHARED_OFF_OUT);
 KFIFO__SHM_AT(room_seq, KFIFO_SHARED_OFF_ROOM_SEQ);
+KFIFO__SHM_AT(notify, KFIFO_SHARED_OFF_NOTIFY);
 _Static_assert(sizeof(struct kfifo__shm) == KFIFO_SHARED_OFF_DATA,
 	       "the data follows the header");
 _Static_assert(_Alignof(struct kfifo__shm) <= KFIFO_SHARED_ALIGN &&
@@ -80,6 +81,8 @@ int kfifo_shared_create(struct kfifo *fifo, void *mem, size_t len,
 	memset(shm, 0, sizeof(*shm));
 	shm->version = KFIFO_SHARED_VERSION;
 	shm->size = (unsigned int)(need - KFIFO_SHARED_OFF_DATA);
+	/* publishers of this library signal the notifier slots */
+	shm->flags = KFIFO_SHARED_FLAG_NOTIFY;
 	/* last, with release: who reads the magic sees the rest */
 	__atomic_store_n(&shm->magic, KFIFO_SHARED_MAGIC, __ATOMIC_RELEASE);
 	kfifo__make_handle(fifo, shm, shm->size);

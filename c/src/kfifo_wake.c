@@ -72,6 +72,9 @@ void kfifo__wake(struct kfifo *fifo, unsigned int *seq)
 	if (old & 1u)
 		syscall(SYS_futex, seq, kfifo__futex_op(fifo, FUTEX_WAKE),
 			INT_MAX, NULL, NULL, 0);
+	/* after the RMW of @seq above: it is what orders the notifiers'
+	 * registrations against this publication (kfifo_notify.c) */
+	kfifo__notify(fifo, seq);
 #else
 	(void)fifo;
 #endif

@@ -141,8 +141,15 @@ KFIFO__INLINE unsigned int kfifo__store_index(unsigned int *idx,
 }
 
 /* P3, out of line (kfifo_wake.c): a new epoch in *@seq, and a FUTEX_WAKE
- * of every thread sleeping on it if any may be. */
+ * of every thread sleeping on it if any may be; then the armed notifiers
+ * of that direction are signalled (kfifo__notify()). */
 void kfifo__wake(struct kfifo *fifo, unsigned int *seq);
+
+#if KFIFO__WAIT_FUTEX
+/* Signal the armed notifiers of the direction whose futex word is @seq
+ * (kfifo_notify.c, which has the argument that none is missed). */
+void kfifo__notify(struct kfifo *fifo, unsigned int *seq);
+#endif
 
 /*
  * P1-P3 for direction @dir: publish @v as the index its waiters wait on

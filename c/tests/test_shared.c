@@ -33,39 +33,12 @@
 #include <unistd.h>
 
 #include "test_harness.h"
+#include "test_shm_util.h"
 #include "test_util.h"
 #include "test_wait_util.h"
 
 /* The fifo size of the cross-process tests: small, so both sides block. */
 #define XP_SIZE 64u
-
-static unsigned int *word(void *mem, size_t off)
-{
-	return (unsigned int *)(void *)((unsigned char *)mem + off);
-}
-
-static unsigned int get_word(void *mem, size_t off)
-{
-	return __atomic_load_n(word(mem, off), __ATOMIC_ACQUIRE);
-}
-
-static void set_word(void *mem, size_t off, unsigned int v)
-{
-	__atomic_store_n(word(mem, off), v, __ATOMIC_RELEASE);
-}
-
-/* @len bytes of page-aligned memory shared with children (MAP_SHARED). */
-static unsigned char *map_shared(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(2);
-	}
-	return p;
-}
 
 /* The handle is a valid, empty, unshared fifo of size 0. */
 static void check_size0(struct kfifo *f)
@@ -181,11 +154,14 @@ static void test_attach_refuses_bad_memory(void)
 	set_word(mem, KFIFO_SHARED_OFF_VERSION, 0);
 	expect_attach_refused(mem, len, "version 0");
 	set_word(mem, KFIFO_SHARED_OFF_VERSION, KFIFO_SHARED_VERSION);
-	set_word(mem, KFIFO_SHARED_OFF_FLAGS, 1);
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS, KFIFO_SHARED_FLAG_NOTIFY << 1);
 	expect_attach_refused(mem, len, "a flag version 2 does not define");
 	set_word(mem, KFIFO_SHARED_OFF_FLAGS, 0x80000000u);
 	expect_attach_refused(mem, len, "the top flag");
 	set_word(mem, KFIFO_SHARED_OFF_FLAGS, 0);
+	th_context("attach: a block without notifier slots (flags 0)");
+	CHECK_INT(kfifo_shared_attach(&f, mem, len), 0);
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS, KFIFO_SHARED_FLAG_NOTIFY);
 	set_word(mem, KFIFO_SHARED_OFF_SIZE, 48);
 	expect_attach_refused(mem, len, "size not a power of two");
 	set_word(mem, KFIFO_SHARED_OFF_SIZE, 0);
@@ -227,6 +203,10 @@ static void test_layout_version_2_offsets(void)
 	CHECK_UINT(KFIFO_SHARED_OFF_DATA_SEQ, 68);
 	CHECK_UINT(KFIFO_SHARED_OFF_OUT, 128);
 	CHECK_UINT(KFIFO_SHARED_OFF_ROOM_SEQ, 132);
+	CHECK_UINT(KFIFO_SHARED_OFF_NOTIFY, 192);
+	CHECK_UINT(KFIFO_NOTIFY_SLOTS, 16);
+	CHECK_UINT(KFIFO_SHARED_FLAG_NOTIFY, 1);
+	CHECK_UINT(KFIFO_SHARED_FLAGS_KNOWN, 1);
 	CHECK_UINT(KFIFO_SHARED_OFF_DATA, 256);
 	CHECK_UINT(kfifo_shared_bytes(64), 320);
 }
@@ -280,8 +260,10 @@ static void test_header_words_at_documented_offsets(void)
 	/* "kfif" on a little-endian machine */
 	if (*(unsigned char *)&(unsigned int){ 1 } == 1)
 		CHECK_MEM(mem, "kfif", 4);
+	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_FLAGS),
+		   KFIFO_SHARED_FLAG_NOTIFY);
 	/* everything else of the header 0, the data area left as it was */
-	CHECK_MEM(mem + 12, zero, KFIFO_SHARED_OFF_DATA - 12);
+	CHECK_MEM(mem + 16, zero, KFIFO_SHARED_OFF_DATA - 16);
 	memset(data, 0xee, sizeof(data));
 	CHECK_MEM(mem + KFIFO_SHARED_OFF_DATA, data, 16);
 

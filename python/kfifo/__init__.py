@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """kfifo: the Linux kernel's lock-free byte FIFO ("new kfifo API v0.3").
 
-The FIFO itself is C (``libkfifo.a``); :class:`Kfifo` and :class:`SpinLock`
-are C types of the private extension module ``kfifo._kfifo``
+The FIFO itself is C (``libkfifo.a``); :class:`Kfifo`, :class:`SpinLock`
+and :class:`Notifier` (a file descriptor for event loops) are C types of the private extension module ``kfifo._kfifo``
 (``swig/kfifo_py.c``), whose methods are the wrappers SWIG generates from
 ``swig/kfifo.i``.  They are used directly, not wrapped in a Python
 subclass: CPython's fast path for method calls needs the exact C type, and
@@ -21,7 +21,7 @@ Also in the package: :mod:`kfifo.model` (a pure-Python reference model),
 :mod:`kfifo.testing` (Hypothesis state machine, ``pip install
 kfifo[testing]``) and the ``kfifo`` command line (``python -m kfifo``).
 """
-from kfifo._kfifo import GIL_THRESHOLD, Kfifo, SpinLock
+from kfifo._kfifo import GIL_THRESHOLD, Kfifo, Notifier, SpinLock
 from kfifo._kfifo import VERSION as __version__
 
-__all__ = ["Kfifo", "SpinLock", "GIL_THRESHOLD", "__version__"]
+__all__ = ["Kfifo", "Notifier", "SpinLock", "GIL_THRESHOLD", "__version__"]

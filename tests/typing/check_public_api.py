@@ -112,6 +112,24 @@ def lifetime() -> Optional[str]:
     return name
 
 
+def notifier(f: kfifo.Kfifo) -> bytes:
+    """The no-lost-wake recipe with selectors."""
+    import selectors
+
+    with selectors.DefaultSelector() as sel, f.notifier("data") as n:
+        assert_type(n, kfifo.Notifier)
+        sel.register(n.fileno(), selectors.EVENT_READ)
+        f.in_(b"ready")
+        while not (data := f.out(16)):
+            sel.select(1.0)
+            n.clear()
+    assert n.closed and not n.armed
+    room = f.notifier("room")
+    assert room.direction == "room"
+    room.close()
+    return data
+
+
 def model_and_versions() -> str:
     m = KfifoModel(8)
     assert_type(m.in_(b"abc"), int)
@@ -148,4 +166,5 @@ def run_everything() -> Iterator[object]:
     yield zero_copy(kfifo.Kfifo(16))
     yield locked(kfifo.Kfifo(16))
     yield lifetime()
+    yield notifier(kfifo.Kfifo(16))
     yield model_and_versions()
