@@ -462,13 +462,6 @@ static void kf_regions_write(const struct kfifo_region r[2], unsigned int p,
 			(const unsigned char *)from + first, n - first);
 }
 
-int kf_rec_fits(kfpy_kfifo *k, unsigned int n, unsigned int recsize)
-{
-	unsigned int size = kfifo_size(&k->st->fifo);
-
-	return n <= kfifo_rec_max(recsize) && n <= size && size - n >= recsize;
-}
-
 /*
  * Store records items[*i], items[*i + 1], ... (a tuple of bytes-like
  * objects) while they fit, each whole, advancing *i past them; *need is

@@ -26,13 +26,12 @@ static long long kf_now_ns(void)
 
 /* timeout in seconds (None: no limit) -> a deadline in kf_now_ns() time,
  * or -1 for none.  It counts from the call: wake-ups do not restart it. */
-static int kf_deadline(PyObject *timeout, const char *method, long long *deadline)
+static int kf_deadline_slow(PyObject *timeout, const char *method,
+			    long long *deadline)
 {
 	double t;
 
 	*deadline = -1;
-	if (timeout == Py_None)
-		return 0;
 	/* a bool is an int, but here it is most likely queue.Queue's block
 	 * argument: get(n, False) would not wait and put(data, True) would
 	 * wait one second, neither what was meant */
@@ -92,6 +91,17 @@ static int kf_deadline(PyObject *timeout, const char *method, long long *deadlin
 	if (t < 1e9)	/* beyond 30 years: no limit */
 		*deadline = kf_now_ns() + (long long)(t * 1e9);
 	return 0;
+}
+
+/* no limit (None), the common case, inline */
+static inline int kf_deadline(PyObject *timeout, const char *method,
+			      long long *deadline)
+{
+	if (timeout == Py_None) {
+		*deadline = -1;
+		return 0;
+	}
+	return kf_deadline_slow(timeout, method, deadline);
 }
 
 enum kf_wait_kind { KF_WAIT_AVAIL, KF_WAIT_LEN, KF_WAIT_REC };
