@@ -430,9 +430,16 @@ PyObject *kfpy_reset_out(kfpy_kfifo *k)
  * was written is published.
  */
 
-/* Bytes @p .. @p + @n of the regions @r (one run, split where the ring
- * wraps) to @to. */
-static void kf_regions_read(const struct kfifo_region r[2], unsigned int p,
+/* The byte at @p of the regions @r (one run, split where the ring wraps):
+ * a record header, read or written in place. */
+static inline unsigned char *kf_regions_at(const struct kfifo_region r[2],
+					   unsigned int p)
+{
+	return p < r[0].len ? r[0].data + p : r[1].data + (p - r[0].len);
+}
+
+/* Bytes @p .. @p + @n of the regions @r to @to. */
+static inline void kf_regions_read(const struct kfifo_region r[2], unsigned int p,
 			    void *to, unsigned int n)
 {
 	unsigned int first = p < r[0].len ? r[0].len - p : 0;
@@ -448,7 +455,7 @@ static void kf_regions_read(const struct kfifo_region r[2], unsigned int p,
 
 /* @n bytes from @from to @p .. @p + @n of the regions @r.  memmove: the
  * input may be a view of the fifo's own memory. */
-static void kf_regions_write(const struct kfifo_region r[2], unsigned int p,
+static inline void kf_regions_write(const struct kfifo_region r[2], unsigned int p,
 			     const void *from, unsigned int n)
 {
 	unsigned int first = p < r[0].len ? r[0].len - p : 0;
@@ -463,74 +470,85 @@ static void kf_regions_write(const struct kfifo_region r[2], unsigned int p,
 }
 
 /*
+ * put_recs' record items[*i] when it is not a bytes object: exported
+ * first (which may run Python code, so no regions are prepared then), and
+ * stored alone by kf_in_call (which copies input that overlaps the ring).
+ * Checked by the caller, but a bytearray may have grown since.
+ */
+static int kf_put_rec_buffer(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
+			     unsigned int recsize, unsigned int *need)
+{
+	const void *buf = NULL;
+	unsigned int n = 0, r;
+	Py_buffer view;
+	int got = 0, ret = 0;
+
+	if (kfpy_arg_data(PyTuple_GET_ITEM(items, *i), "put_recs", &view, &got,
+			  &buf, &n) < 0)
+		return -1;
+	if (!kf_rec_fits(k, n, recsize)) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.put_recs(): records[%zd], of %u bytes, can "
+			     "never fit (header of %u bytes, fifo of %u bytes)",
+			     *i, n, recsize, kfifo_size(&k->st->fifo));
+		ret = -1;
+	} else if (kf_in_call(k, KF_IN_REC, "put_recs", buf, n, recsize, NULL,
+			      &r) < 0) {
+		ret = -1;
+	} else if (r == 0) {
+		(*i)++;
+	} else {
+		*need = recsize + n;
+	}
+	if (got)
+		PyBuffer_Release(&view);
+	return ret;
+}
+
+/*
  * Store records items[*i], items[*i + 1], ... (a tuple of bytes-like
- * objects) while they fit, each whole, advancing *i past them; *need is
- * the room the first one left behind needs (0 when none is).  A record
- * that can never fit (checked by the caller, but a bytearray may have
- * grown since) raises ValueError.  0, or -1 with an exception; what was
- * stored stays stored either way.
+ * objects, each checked by the caller to fit the fifo and its header)
+ * while they fit, each whole, advancing *i past them; *need is the room
+ * the first one left behind needs (0 when it was not left for room: the
+ * end, or a record that is not a bytes object, which goes alone).  A run
+ * of bytes objects (immutable: their checks still hold) is written into
+ * the prepared regions and published at once.  0, or -1 with an
+ * exception; what was stored stays stored either way.
  */
 int kf_put_recs_some(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
 		     unsigned int recsize, unsigned int *need)
 {
+	Py_ssize_t j = *i, count = PyTuple_GET_SIZE(items);
 	struct kfifo *f = &k->st->fifo;
 	struct kfifo_region r[2];
-	unsigned int avail = 0, p = 0, n;
-	unsigned char hdr[2];
-	int prepared = 0, got, ret = 0;
-	const void *buf;
-	Py_buffer view;
+	unsigned int avail, p = 0, n;
 
 	*need = 0;
-	while (*i < PyTuple_GET_SIZE(items)) {
-		PyObject *item = PyTuple_GET_ITEM(items, *i);
+	if (j < count && !PyBytes_CheckExact(PyTuple_GET_ITEM(items, j)))
+		return kf_put_rec_buffer(k, items, i, recsize, need);
+	if (kf_enter(k, &k->st->prod, "put_recs") < 0)
+		return -1;
+	avail = kfifo_in_prepare(f, r, UINT_MAX);
+	for (; j < count; j++) {
+		PyObject *item = PyTuple_GET_ITEM(items, j);
 
-		got = 0;
-		if (prepared && !PyBytes_CheckExact(item)) {
-			/* exporting it may run Python code: publish first */
-			kfifo_in_finish(f, p);
-			prepared = 0;
-		}
-		if (kfpy_arg_data(item, "put_recs", &view, &got, &buf, &n) < 0) {
-			ret = -1;
+		if (!PyBytes_CheckExact(item))
 			break;
-		}
-		if (!kf_rec_fits(k, n, recsize)) {
-			PyErr_Format(PyExc_ValueError,
-				     "Kfifo.put_recs(): records[%zd], of %u bytes, "
-				     "can never fit (header of %u bytes, fifo of %u "
-				     "bytes)", *i, n, recsize, kfifo_size(f));
-			ret = -1;
-		} else if (!prepared && kf_enter(k, &k->st->prod, "put_recs") < 0) {
-			ret = -1;
-		} else if (!prepared) {
-			avail = kfifo_in_prepare(f, r, UINT_MAX);
-			p = 0;
-			prepared = 1;
-		}
-		if (ret == 0 && recsize + n > avail - p)
+		n = (unsigned int)PyBytes_GET_SIZE(item);
+		if (recsize + n > avail - p) {
 			*need = recsize + n;
-		if (ret == 0 && *need == 0) {
-			hdr[0] = (unsigned char)(n & 0xffu);
-			hdr[1] = (unsigned char)(n >> 8);
-			kf_regions_write(r, p, hdr, recsize);
-			kf_regions_write(r, p + recsize, buf, n);
-			p += recsize + n;
-			(*i)++;
-		}
-		if (got) {
-			/* the release may run Python code too */
-			if (prepared)
-				kfifo_in_finish(f, p);
-			prepared = 0;
-			PyBuffer_Release(&view);
-		}
-		if (ret < 0 || *need > 0)
 			break;
+		}
+		if (recsize >= 1)
+			*kf_regions_at(r, p) = (unsigned char)(n & 0xffu);
+		if (recsize == 2)
+			*kf_regions_at(r, p + 1) = (unsigned char)(n >> 8);
+		kf_regions_write(r, p + recsize, PyBytes_AS_STRING(item), n);
+		p += recsize + n;
 	}
-	if (prepared)
-		kfifo_in_finish(f, p);
-	return ret;
+	kfifo_in_finish(f, p);
+	*i = j;
+	return 0;
 }
 
 /*
@@ -547,7 +565,6 @@ Py_ssize_t kf_take_recs(kfpy_kfifo *k, const char *method, PyObject *list,
 	struct kfifo *f = &k->st->fifo;
 	struct kfifo_region r[2];
 	unsigned int total, p = 0, l;
-	unsigned char hdr[2] = { 0, 0 };
 	Py_ssize_t got = 0;
 	PyObject *rec;
 	int err = 0;
@@ -556,9 +573,9 @@ Py_ssize_t kf_take_recs(kfpy_kfifo *k, const char *method, PyObject *list,
 		return -1;
 	total = kfifo_out_prepare(f, r, UINT_MAX);
 	while (got < max && total - p >= recsize) {
-		kf_regions_read(r, p, hdr, recsize);
-		l = recsize == 2 ? (unsigned int)hdr[0] | (unsigned int)hdr[1] << 8
-				 : hdr[0];
+		l = *kf_regions_at(r, p);
+		if (recsize == 2)
+			l |= (unsigned int)*kf_regions_at(r, p + 1) << 8;
 		if (l > total - p - recsize)
 			break;	/* the last record is not all there yet */
 		rec = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)l);

@@ -477,10 +477,10 @@ static PyObject *kf_recs_checked(kfpy_kfifo *k, PyObject *records,
 				 unsigned int recsize)
 {
 	PyObject *items = PySequence_Tuple(records);
+	Py_ssize_t i, limit;
+	unsigned int n, size;
 	const void *buf;
 	Py_buffer view;
-	unsigned int n;
-	Py_ssize_t i;
 	int got;
 
 	if (items == NULL) {
@@ -493,9 +493,16 @@ static PyObject *kf_recs_checked(kfpy_kfifo *k, PyObject *records,
 		}
 		return NULL;
 	}
+	size = kfifo_size(&k->st->fifo);
+	/* the longest record that fits (kf_rec_fits), for the common case */
+	limit = size < recsize ? -1 : (Py_ssize_t)(size - recsize);
+	if (limit > (Py_ssize_t)kfifo_rec_max(recsize))
+		limit = (Py_ssize_t)kfifo_rec_max(recsize);
 	for (i = 0; i < PyTuple_GET_SIZE(items); i++) {
 		PyObject *item = PyTuple_GET_ITEM(items, i);
 
+		if (PyBytes_CheckExact(item) && PyBytes_GET_SIZE(item) <= limit)
+			continue;
 		if (!PyObject_CheckBuffer(item)) {
 			PyErr_Format(PyExc_TypeError,
 				     "Kfifo.put_recs(): records[%zd] must be a "
@@ -564,6 +571,8 @@ PyObject *kfpy_put_recs(kfpy_kfifo *k, PyObject *records, unsigned int recsize,
 			break;
 		if (i == n)
 			break;
+		if (need == 0)
+			continue;	/* stopped at a record that goes alone */
 		if (kf_wait(k, "put_recs", KF_WAIT_AVAIL, need, deadline, &w) < 0)
 			break;
 		if (w == -EPIPE) {
