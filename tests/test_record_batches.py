@@ -435,3 +435,19 @@ def test_batch_calls_agree_with_the_model(size, start, recsize, ops):
         assert _do(fifo, op, arg, recsize) == _do(model, op, arg, recsize), (op, arg)
         assert fifo.len() == model.len() and fifo.closed == model.closed
     assert fifo.out(size) == model.out(size)
+
+
+def test_batch_calls_between_two_handles_of_a_shared_fifo():
+    f = Kfifo(256, shared=True)
+    try:
+        g = Kfifo.attach(f.name)
+        recs = [bytes([i]) * (i % 7) for i in range(40)]
+        got = []
+        for start in range(0, 40, 8):
+            assert f.put_recs(recs[start:start + 8], 1, timeout=0) == 8
+            got += g.get_recs(100, 1, timeout=0)
+        f.close()
+        assert got == recs and g.get_recs(1, 1) == []
+        g.free()
+    finally:
+        f.free()
