@@ -225,7 +225,7 @@ static inline int kf_rec_fits(kfpy_kfifo *k, unsigned int n,
 int kf_put_recs_some(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
 		     unsigned int recsize, unsigned int *need);
 Py_ssize_t kf_take_recs(kfpy_kfifo *k, const char *method, PyObject *list,
-			Py_ssize_t max, unsigned int recsize);
+			Py_ssize_t max, unsigned int recsize, PyObject **one);
 
 /* ---- kfpy_notify.c ---- */
 

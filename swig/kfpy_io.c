@@ -553,14 +553,15 @@ int kf_put_recs_some(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
 
 /*
  * Take up to @max whole records, oldest first, appending each to @list as
- * a bytes object; the number taken (0: no whole record stored), or -1 with
- * an exception (nothing taken).  The header is read once per record, from
+ * a bytes object (or, @list NULL and @max 1, the record in *@one: get_rec,
+ * whose take is this one with a batch of one); the number taken (0: no
+ * whole record stored), or -1 with an exception (nothing taken).  The header is read once per record, from
  * the fifo's memory, and bounds the copy within the bytes stored: memory
  * rewritten under us (a buffer= object, a peer process) gives wrong bytes,
  * never a read outside the regions.
  */
 Py_ssize_t kf_take_recs(kfpy_kfifo *k, const char *method, PyObject *list,
-			Py_ssize_t max, unsigned int recsize)
+			Py_ssize_t max, unsigned int recsize, PyObject **one)
 {
 	struct kfifo *f = &k->st->fifo;
 	struct kfifo_region r[2];
@@ -584,12 +585,15 @@ Py_ssize_t kf_take_recs(kfpy_kfifo *k, const char *method, PyObject *list,
 			break;
 		}
 		kf_regions_read(r, p + recsize, PyBytes_AS_STRING(rec), l);
-		if (PyList_Append(list, rec) < 0) {
+		if (list == NULL) {
+			*one = rec;
+		} else if (PyList_Append(list, rec) < 0) {
 			Py_DECREF(rec);
 			err = 1;
 			break;
+		} else {
+			Py_DECREF(rec);
 		}
-		Py_DECREF(rec);
 		p += recsize + l;
 		got++;
 	}

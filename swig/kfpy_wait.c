@@ -441,8 +441,8 @@ PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
 	 * (and a wait costs a GIL release and a second header read).
 	 */
 	for (;;) {
-		if (kf_take_one(k, "get_rec", kfifo_rec_max(recsize), recsize,
-				&data) < 0)
+		data = NULL;
+		if (kf_take_recs(k, "get_rec", NULL, 1, recsize, &data) < 0)
 			return NULL;
 		if (data != NULL)
 			return data;
@@ -606,7 +606,7 @@ static PyObject *kf_get_recs(kfpy_kfifo *k, const char *method, Py_ssize_t max,
 		return kf_freed_error(method);
 	list = PyList_New(0);
 	while (list != NULL && max > 0) {
-		got = kf_take_recs(k, method, list, max, recsize);
+		got = kf_take_recs(k, method, list, max, recsize, NULL);
 		if (got != 0)
 			break;
 		if (kf_wait(k, method, KF_WAIT_REC, recsize, deadline, &w) < 0) {
