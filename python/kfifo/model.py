@@ -390,20 +390,14 @@ class KfifoModel:
     def _wait(self, n: Any, timeout: Any) -> int:
         self._check()
         n = _count(n, "n")
-        if isinstance(timeout, bool):  # as the fifo: not queue.Queue's block
-            raise TypeError(
-                "timeout must be a number of seconds or None, not bool "
-                "(queue.Queue's block argument has no equivalent here: use "
-                "timeout=0 to not wait)")
-        if timeout != 0:
-            raise NotImplementedError("the model does not block: only timeout=0")
+        self._no_wait(timeout)
         if n > self._size:
             raise ValueError(f"n={n} is more than the fifo's size {self._size}")
         return n
 
     def _no_wait(self, timeout: Any) -> None:
         """The model never blocks: only ``timeout=0`` (a bool is refused as the fifo does)."""
-        if isinstance(timeout, bool):
+        if isinstance(timeout, bool):  # as the fifo: not queue.Queue's block
             raise TypeError(
                 "timeout must be a number of seconds or None, not bool "
                 "(queue.Queue's block argument has no equivalent here: use "
