@@ -424,15 +424,16 @@ static int kf_rec_waitable(unsigned int recsize, const char *method)
 	return -1;
 }
 
-PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
+/*
+ * One whole record for @method, waiting until @deadline: a new bytes,
+ * Py_None at end of stream, NULL with an exception.
+ */
+static PyObject *kf_get_one_rec(kfpy_kfifo *k, const char *method,
+				unsigned int recsize, long long deadline)
 {
-	long long deadline;
 	PyObject *data;
 	int w;
 
-	if (kf_deadline(timeout, "get_rec", &deadline) < 0 ||
-	    kf_rec_waitable(recsize, "get_rec") < 0)
-		return NULL;
 	/*
 	 * Take first, wait only when that finds no whole record: the take
 	 * reads the producer's index only when its cached copy shows too
@@ -442,18 +443,28 @@ PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
 	 */
 	for (;;) {
 		data = NULL;
-		if (kf_take_recs(k, "get_rec", NULL, 1, recsize, &data) < 0)
+		if (kf_take_recs(k, method, NULL, 1, recsize, &data) < 0)
 			return NULL;
 		if (data != NULL)
 			return data;
 		/* none yet, or another consumer was first */
-		if (kf_wait(k, "get_rec", KF_WAIT_REC, recsize, deadline, &w) < 0)
+		if (kf_wait(k, method, KF_WAIT_REC, recsize, deadline, &w) < 0)
 			return NULL;
 		if (w == -EPIPE)
 			Py_RETURN_NONE;
 		if (w != 0)
-			return kf_timeout_error("get_rec");
+			return kf_timeout_error(method);
 	}
+}
+
+PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
+{
+	long long deadline;
+
+	if (kf_deadline(timeout, "get_rec", &deadline) < 0 ||
+	    kf_rec_waitable(recsize, "get_rec") < 0)
+		return NULL;
+	return kf_get_one_rec(k, "get_rec", recsize, deadline);
 }
 
 /* ---- batches of records ------------------------------------------------------------------ */
@@ -635,21 +646,18 @@ PyObject *kfpy_get_recs(kfpy_kfifo *k, unsigned int max, unsigned int recsize,
 }
 
 /*
- * records(recsize): an iterator of the records until end of stream.  It
- * takes them in batches of up to KF_RECORDS_BATCH (get_recs without a
- * timeout) and yields them one by one, in order: the records of a batch
- * have left the fifo when the first of them is yielded.  It holds its fifo
- * (and takes part in GC, as it may sit in a cycle with it); once the
- * stream ended it lets the fifo go.
+ * records(recsize): an iterator of the records until end of stream.  Each
+ * next() takes one record, the way get_rec() does (the take is one call
+ * without a GIL release when a record is there): a record leaves the fifo
+ * only when it is yielded, so a loop that stops early leaves every record
+ * it did not see in the fifo for the next reader.  It holds its fifo (and
+ * takes part in GC, as it may sit in a cycle with it); once the stream
+ * ended it lets the fifo go.
  */
-#define KF_RECORDS_BATCH 64
-
 typedef struct {
 	PyObject_HEAD
 	kfpy_kfifo *fifo;	/* NULL once exhausted */
 	unsigned int recsize;
-	PyObject *batch;	/* a list of records taken, or NULL */
-	Py_ssize_t next;	/* the next of them to yield */
 } kf_records;
 
 static PyObject *kf_records_next(PyObject *self)
@@ -657,39 +665,27 @@ static PyObject *kf_records_next(PyObject *self)
 	kf_records *it = (kf_records *)self;
 	PyObject *rec;
 
-	if (it->batch == NULL || it->next >= PyList_GET_SIZE(it->batch)) {
-		if (it->fifo == NULL)
-			return NULL;
-		Py_CLEAR(it->batch);
-		kf_check_fork(it->fifo);
-		it->batch = kf_get_recs(it->fifo, "records", KF_RECORDS_BATCH,
-					it->recsize, -1);
-		it->next = 0;
-		if (it->batch == NULL)
-			return NULL;
-		if (PyList_GET_SIZE(it->batch) == 0) {	/* end of stream */
-			Py_CLEAR(it->batch);
-			Py_CLEAR(it->fifo);
-			return NULL;
-		}
+	if (it->fifo == NULL)
+		return NULL;
+	kf_check_fork(it->fifo);
+	rec = kf_get_one_rec(it->fifo, "records", it->recsize, -1);
+	if (rec == Py_None) {	/* end of stream */
+		Py_DECREF(rec);
+		Py_CLEAR(it->fifo);
+		return NULL;
 	}
-	rec = PyList_GET_ITEM(it->batch, it->next);
-	it->next++;
-	Py_INCREF(rec);
 	return rec;
 }
 
 static int kf_records_traverse(PyObject *self, visitproc visit, void *arg)
 {
 	Py_VISIT(((kf_records *)self)->fifo);
-	Py_VISIT(((kf_records *)self)->batch);
 	return 0;
 }
 
 static int kf_records_clear(PyObject *self)
 {
 	Py_CLEAR(((kf_records *)self)->fifo);
-	Py_CLEAR(((kf_records *)self)->batch);
 	return 0;
 }
 
@@ -727,8 +723,6 @@ PyObject *kfpy_records(kfpy_kfifo *k, unsigned int recsize)
 	Py_INCREF(k);
 	it->fifo = k;
 	it->recsize = recsize;
-	it->batch = NULL;
-	it->next = 0;
 	PyObject_GC_Track(it);
 	return (PyObject *)it;
 }

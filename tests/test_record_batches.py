@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Records many at a time (put_recs, get_recs, records() in batches) and the
+"""Records many at a time (put_recs, get_recs, records() one at a time) and the
 direct record path (docs/spec.md 3.4): each record whole, in order, end of
 stream and timeouts as for one record, bad arguments change nothing."""
 import array
@@ -294,7 +294,7 @@ def test_batch_calls_on_a_freed_fifo_raise_value_error(call):
 # test_waiting.py's BLOCKING table)
 
 
-# ---- records() in batches --------------------------------------------------------
+# ---- records() --------------------------------------------------------
 
 
 def test_records_yields_every_record_in_order_then_stops_at_end_of_stream():
@@ -314,17 +314,20 @@ def test_records_yields_every_record_in_order_then_stops_at_end_of_stream():
     assert got == recs
 
 
-def test_records_takes_records_ahead_in_batches():
-    # documented: the iterator takes a batch at a time; what it took and did
-    # not yield is gone from the fifo when the loop stops early
+def test_records_takes_only_what_it_yields():
+    # a loop that stops early leaves every record it did not see
     f = Kfifo(1 << 12)
     f.put_recs([bytes([i]) for i in range(100)], 1)
     it = f.records(1)
     assert next(it) == b"\x00"
-    assert f.len() == 2 * (100 - 64)
+    assert f.len() == 2 * 99
     assert [next(it) for _ in range(63)] == [bytes([i]) for i in range(1, 64)]
+    assert f.len() == 2 * 36
+    del it
+    assert f.get_recs(100, 1, timeout=0) == [bytes([i]) for i in range(64, 100)]
     f.close()
-    assert list(it) == [bytes([i]) for i in range(64, 100)]
+    it = f.records(1)
+    assert list(it) == []
     assert list(it) == []
 
 
