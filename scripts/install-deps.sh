@@ -3,7 +3,8 @@
 #
 # Install the Debian packages the tests can use but a bare machine may lack:
 # cmake, clang with libFuzzer and the sanitizer runtimes, a C++ compiler,
-# pkg-config, gcc's 32-bit libraries (gcc-multilib, for the -m32 stage) and,
+# pkg-config, gcc's 32-bit libraries (gcc-multilib, for the -m32 stage),
+# valgrind (callgrind counts the per-call instruction budgets) and,
 # with --python, what a virtual environment of the system Python needs to
 # build the extension (python3-venv, python3-dev).  It says what it is about
 # to install before it runs apt-get, and runs it only as root on a
@@ -46,13 +47,14 @@ else
   have clang || missing+=(clang)
   have c++ || have g++ || missing+=(g++)
   have pkg-config || missing+=(pkg-config)
+  have valgrind || missing+=(valgrind)
   if have clang && ! libfuzzer_works; then
     missing+=(libfuzzer)
   fi
   if [[ $(uname -m) == x86_64 ]] && ! m32_works; then
     missing+=(gcc-multilib)
   fi
-  what="cmake, clang with libFuzzer, C++, pkg-config, gcc-multilib"
+  what="cmake, clang with libFuzzer, C++, pkg-config, valgrind, gcc-multilib"
 fi
 
 if ((${#missing[@]} == 0)); then
@@ -81,7 +83,7 @@ for m in "${missing[@]}"; do
   case $m in
     clang) pkgs+=(clang) ;;
     g++) pkgs+=(g++) ;;
-    pkg-config | cmake) pkgs+=("$m") ;;
+    pkg-config | cmake | valgrind) pkgs+=("$m") ;;
     gcc-multilib) pkgs+=(gcc-multilib g++-multilib) ;;
     python3-venv | python3-dev | gcc) pkgs+=("$m") ;;
   esac

@@ -11,9 +11,12 @@
  *
  * How the two meet: kfpy_methods.h declares every method once; for each
  * entry SWIG wraps the C function as a module-level function named after
- * the Python method (so that its own messages, such as "out_rec expected
- * 2 arguments, got 1", name the method), with METH_O or METH_NOARGS where
- * the arity allows.  The typemap of `self` reads the wrapper's first C
+ * the Python method (so that its own messages, such as "skip_rec expected
+ * 1 argument, got 2", name the method), with METH_O or METH_NOARGS where
+ * the arity allows.  The hot calls with more arguments (FAST_* entries)
+ * are not SWIG's: their METH_FASTCALL wrappers in kfpy_args.c convert
+ * with the same functions as the typemaps below, without the argument
+ * tuple and keyword dictionary SWIG's METH_VARARGS wrappers build.  The typemap of `self` reads the wrapper's first C
  * argument, which is the object the method is called on once the wrapper
  * sits in the type's method table.  kfpy_types_init() (kfpy_type.c) builds
  * the two types' tables from the same entries (names, docstrings) and the
@@ -128,12 +131,20 @@
 
 /* ---- the methods: one SWIG declaration per entry of kfpy_methods.h --------------- */
 
-%define KFPY_KW_KW(c_function) %feature("kwargs") c_function; %enddef
-%define KFPY_KW_POS(c_function) %enddef
-%define KFPY_METHOD(type, name, c_function, kw, params, doc)
+%define KFPY_SWIG_POS(name, c_function, params)
 %rename(name) c_function;
-KFPY_KW_##kw(c_function)
 PyObject *c_function params;
+%enddef
+%define KFPY_SWIG_KW(name, c_function, params)
+%rename(name) c_function;
+%feature("kwargs") c_function;
+PyObject *c_function params;
+%enddef
+/* the FAST_* entries have their own METH_FASTCALL wrappers (kfpy_args.c) */
+%define KFPY_SWIG_FAST_POS(name, c_function, params) %enddef
+%define KFPY_SWIG_FAST_KW(name, c_function, params) %enddef
+%define KFPY_METHOD(type, name, c_function, kw, params, doc)
+KFPY_SWIG_##kw(name, c_function, params)
 %enddef
 %include "kfpy_methods.h"
 

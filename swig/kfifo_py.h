@@ -43,6 +43,7 @@ typedef struct kfpy_kfifo {
 	Py_ssize_t regions;    /* region objects of in_prepare/out_prepare alive */
 	PyObject *block;       /* shared fifo: the kfifo._shm block mapped, view is its buf */
 	unsigned long fork_gen; /* kfpy_fork_gen when the per-process state was last valid */
+	PyObject *rec_result;  /* out_rec's last (ret, data, total), for reuse (kfpy_io.c) */
 } kfpy_kfifo;
 
 extern PyTypeObject kfpy_KfifoType;
@@ -75,30 +76,46 @@ static inline int kfpy_arg_self(PyObject *self, const char *method,
 	return kfpy_arg_self_slow(self, method, out);
 }
 
-/* a count: int-like, 0 <= v < 2**32 (ValueError / OverflowError) */
-static inline int kfpy_arg_count(PyObject *o, const char *method,
-				 const char *name, unsigned int *out)
+/* A small non-negative exact int (< 2**32), read without a call: 1 and
+ * its value in *out; 0 for anything else. */
+static inline int kfpy_small_uint(PyObject *o, unsigned int *out)
 {
-	/* a small non-negative int, read without a call */
 #if PY_VERSION_HEX >= 0x030C0000
 	if (PyLong_CheckExact(o) && PyUnstable_Long_IsCompact((PyLongObject *)o)) {
 		Py_ssize_t c = PyUnstable_Long_CompactValue((PyLongObject *)o);
 
 		if (c >= 0 && (size_t)c <= 0xffffffffu) {
 			*out = (unsigned int)c;
-			return 0;
+			return 1;
 		}
 	}
 #elif !defined(Py_LIMITED_API)
 	if (PyLong_CheckExact(o) && (Py_SIZE(o) == 0 || Py_SIZE(o) == 1)) {
 		*out = Py_SIZE(o) ? (unsigned int)((PyLongObject *)o)->ob_digit[0] : 0u;
-		return 0;
+		return 1;
 	}
 #endif
+	return 0;
+}
+
+/* a count: int-like, 0 <= v < 2**32 (ValueError / OverflowError) */
+static inline int kfpy_arg_count(PyObject *o, const char *method,
+				 const char *name, unsigned int *out)
+{
+	if (kfpy_small_uint(o, out))
+		return 0;
 	return kfpy_arg_count_slow(o, method, name, out);
 }
+int kfpy_arg_recsize_slow(PyObject *o, const char *method, unsigned int *out);
+
 /* a recsize: 0, 1 or 2 (ValueError) */
-int kfpy_arg_recsize(PyObject *o, const char *method, unsigned int *out);
+static inline int kfpy_arg_recsize(PyObject *o, const char *method,
+				   unsigned int *out)
+{
+	if (kfpy_small_uint(o, out) && *out <= 2)
+		return 0;
+	return kfpy_arg_recsize_slow(o, method, out);
+}
 int kfpy_arg_data_slow(PyObject *o, const char *method, Py_buffer *view,
 		       int *got, const void **buf, unsigned int *n);
 
@@ -131,9 +148,19 @@ int kfpy_arg_lock(PyObject *o, const char *method, kfpy_spinlock **out);
 
 /* ---- the methods: kfpy_methods.h declares each, once ------------------- */
 
-/* Each returns a new reference, or NULL with an exception set. */
+/* Each returns a new reference, or NULL with an exception set.  The
+ * FAST_* entries also have a METH_FASTCALL wrapper, c_function##_fast
+ * (kfpy_args.c), which converts the arguments and calls the body. */
+#define KFPY_FASTDECL_POS(c_function)
+#define KFPY_FASTDECL_KW(c_function)
+#define KFPY_FASTDECL_FAST_POS(c_function) \
+	PyObject *c_function##_fast(PyObject *self, PyObject *const *args, \
+				    Py_ssize_t nargs);
+#define KFPY_FASTDECL_FAST_KW(c_function) \
+	PyObject *c_function##_fast(PyObject *self, PyObject *const *args, \
+				    Py_ssize_t nargs, PyObject *kwnames);
 #define KFPY_METHOD(type, name, c_function, kw, params, doc) \
-	PyObject *c_function params;
+	PyObject *c_function params; KFPY_FASTDECL_##kw(c_function)
 #include "kfpy_methods.h"
 #undef KFPY_METHOD
 

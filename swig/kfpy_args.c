@@ -77,7 +77,7 @@ int kfpy_arg_count_slow(PyObject *o, const char *method, const char *name,
 	return 0;
 }
 
-int kfpy_arg_recsize(PyObject *o, const char *method, unsigned int *out)
+int kfpy_arg_recsize_slow(PyObject *o, const char *method, unsigned int *out)
 {
 	long long v;
 	int overflow;
@@ -156,7 +156,7 @@ int kfpy_arg_data_len(PyObject *o, const char *method, Py_buffer *view,
 int kfpy_arg_data_slow(PyObject *o, const char *method, Py_buffer *view,
 		       int *got, const void **buf, unsigned int *n)
 {
-	Py_ssize_t len;
+	Py_ssize_t len = 0;
 
 	if (kfpy_arg_data_len(o, method, view, got, buf, &len) < 0)
 		return -1;
@@ -229,4 +229,242 @@ int kf_start_arg(PyObject *start, unsigned int *out)
 	*out = (unsigned int)PyLong_AsUnsignedLong(r);
 	Py_DECREF(r);
 	return PyErr_Occurred() ? -1 : 0;
+}
+
+/* ---- METH_FASTCALL wrappers: the FAST_* entries of kfpy_methods.h ------------------- */
+
+/*
+ * The hot calls skip SWIG's METH_VARARGS wrappers, which build a tuple of
+ * the arguments (and parse keywords through a dictionary) on every call:
+ * these get the arguments as the interpreter holds them and convert them
+ * with the typemaps' own functions, in the same order (self, the count of
+ * arguments, then each argument), so errors are the same.
+ */
+
+static int kf_nargs(const char *method, Py_ssize_t nargs, Py_ssize_t want)
+{
+	if (nargs == want)
+		return 0;
+	PyErr_Format(PyExc_TypeError,
+		     "Kfifo.%s() takes exactly %zd argument%s (%zd given)",
+		     method, want, want == 1 ? "" : "s", nargs);
+	return -1;
+}
+
+/*
+ * Arguments by position or by keyword: out[i] is the one named names[i]
+ * (a NULL-terminated list), NULL when not given; the first @required must
+ * be.  0, or -1 with CPython's TypeError for the mistake.
+ */
+static int kf_kwargs_slow(const char *method, PyObject *const *args,
+			  Py_ssize_t nargs, PyObject *kwnames,
+			  const char *const *names, Py_ssize_t required,
+			  Py_ssize_t max, PyObject **out)
+{
+	Py_ssize_t i, j;
+
+	if (nargs > max) {
+		PyErr_Format(PyExc_TypeError,
+			     "Kfifo.%s() takes at most %zd arguments (%zd given)",
+			     method, max, nargs);
+		return -1;
+	}
+	for (i = 0; i < max; i++)
+		out[i] = i < nargs ? args[i] : NULL;
+	for (j = 0; kwnames != NULL && j < PyTuple_GET_SIZE(kwnames); j++) {
+		PyObject *key = PyTuple_GET_ITEM(kwnames, j);
+
+		for (i = 0; i < max; i++)
+			if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0)
+				break;
+		if (i == max) {
+			PyErr_Format(PyExc_TypeError,
+				     "Kfifo.%s() got an unexpected keyword argument "
+				     "'%U'", method, key);
+			return -1;
+		}
+		if (out[i] != NULL) {
+			PyErr_Format(PyExc_TypeError,
+				     "Kfifo.%s() got multiple values for argument "
+				     "'%s'", method, names[i]);
+			return -1;
+		}
+		out[i] = args[nargs + j];
+	}
+	for (i = 0; i < required; i++) {
+		if (out[i] == NULL) {
+			PyErr_Format(PyExc_TypeError,
+				     "Kfifo.%s() missing required argument '%s' "
+				     "(pos %zd)", method, names[i], i + 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The common case inline: all by position, none missing. */
+static inline int kf_kwargs(const char *method, PyObject *const *args,
+			    Py_ssize_t nargs, PyObject *kwnames,
+			    const char *const *names, Py_ssize_t required,
+			    Py_ssize_t max, PyObject **out)
+{
+	Py_ssize_t i;
+
+	if (kwnames != NULL || nargs < required || nargs > max)
+		return kf_kwargs_slow(method, args, nargs, kwnames, names,
+				      required, max, out);
+	for (i = 0; i < max; i++)
+		out[i] = i < nargs ? args[i] : NULL;
+	return 0;
+}
+
+/* the number of names in a NULL-terminated list of them */
+#define KF_NNAMES(names) ((Py_ssize_t)(sizeof(names) / sizeof(names[0]) - 1))
+
+/* timeout=None when left out */
+#define KF_TIMEOUT(o) ((o) != NULL ? (o) : Py_None)
+
+PyObject *kfpy_in_rec_fast(PyObject *self, PyObject *const *args,
+			   Py_ssize_t nargs)
+{
+	PyObject *res = NULL;
+	unsigned int n = 0, recsize;
+	const void *buf = NULL;
+	Py_buffer view;
+	kfpy_kfifo *k;
+	int got = 0;
+
+	if (kfpy_arg_self(self, "in_rec", &k) < 0 ||
+	    kf_nargs("in_rec", nargs, 2) < 0 ||
+	    kfpy_arg_data(args[0], "in_rec", &view, &got, &buf, &n) < 0)
+		return NULL;
+	if (kfpy_arg_recsize(args[1], "in_rec", &recsize) == 0)
+		res = kfpy_in_rec(k, buf, n, recsize);
+	if (got)
+		PyBuffer_Release(&view);
+	return res;
+}
+
+PyObject *kfpy_out_rec_fast(PyObject *self, PyObject *const *args,
+			    Py_ssize_t nargs)
+{
+	unsigned int n = 0, recsize;
+	kfpy_kfifo *k;
+
+	if (kfpy_arg_self(self, "out_rec", &k) < 0 ||
+	    kf_nargs("out_rec", nargs, 2) < 0 ||
+	    kfpy_arg_count(args[0], "out_rec", "n", &n) < 0 ||
+	    kfpy_arg_recsize(args[1], "out_rec", &recsize) < 0)
+		return NULL;
+	return kfpy_out_rec(k, n, recsize);
+}
+
+PyObject *kfpy_put_fast(PyObject *self, PyObject *const *args,
+			Py_ssize_t nargs, PyObject *kwnames)
+{
+	static const char *const names[] = { "data", "timeout", NULL };
+	PyObject *a[2], *res;
+	const void *buf = NULL;
+	Py_buffer view;
+	kfpy_kfifo *k;
+	Py_ssize_t n = 0;
+	int got = 0;
+
+	if (kfpy_arg_self(self, "put", &k) < 0 ||
+	    kf_kwargs("put", args, nargs, kwnames, names, 1,
+		      KF_NNAMES(names), a) < 0 ||
+	    kfpy_arg_data_len(a[0], "put", &view, &got, &buf, &n) < 0)
+		return NULL;
+	res = kfpy_put(k, buf, n, KF_TIMEOUT(a[1]));
+	if (got)
+		PyBuffer_Release(&view);
+	return res;
+}
+
+PyObject *kfpy_get_fast(PyObject *self, PyObject *const *args,
+			Py_ssize_t nargs, PyObject *kwnames)
+{
+	static const char *const names[] = { "n", "timeout", NULL };
+	PyObject *a[2];
+	kfpy_kfifo *k;
+	unsigned int n;
+
+	if (kfpy_arg_self(self, "get", &k) < 0 ||
+	    kf_kwargs("get", args, nargs, kwnames, names, 1,
+		      KF_NNAMES(names), a) < 0 ||
+	    kfpy_arg_count(a[0], "get", "n", &n) < 0)
+		return NULL;
+	return kfpy_get(k, n, KF_TIMEOUT(a[1]));
+}
+
+PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
+			    Py_ssize_t nargs, PyObject *kwnames)
+{
+	static const char *const names[] = { "data", "recsize", "timeout", NULL };
+	PyObject *a[3], *res = NULL;
+	unsigned int n = 0, recsize;
+	const void *buf = NULL;
+	Py_buffer view;
+	kfpy_kfifo *k;
+	int got = 0;
+
+	if (kfpy_arg_self(self, "put_rec", &k) < 0 ||
+	    kf_kwargs("put_rec", args, nargs, kwnames, names, 2,
+		      KF_NNAMES(names), a) < 0 ||
+	    kfpy_arg_data(a[0], "put_rec", &view, &got, &buf, &n) < 0)
+		return NULL;
+	if (kfpy_arg_recsize(a[1], "put_rec", &recsize) == 0)
+		res = kfpy_put_rec(k, buf, n, recsize, KF_TIMEOUT(a[2]));
+	if (got)
+		PyBuffer_Release(&view);
+	return res;
+}
+
+PyObject *kfpy_get_rec_fast(PyObject *self, PyObject *const *args,
+			    Py_ssize_t nargs, PyObject *kwnames)
+{
+	static const char *const names[] = { "recsize", "timeout", NULL };
+	unsigned int recsize;
+	PyObject *a[2];
+	kfpy_kfifo *k;
+
+	if (kfpy_arg_self(self, "get_rec", &k) < 0 ||
+	    kf_kwargs("get_rec", args, nargs, kwnames, names, 1,
+		      KF_NNAMES(names), a) < 0 ||
+	    kfpy_arg_recsize(a[0], "get_rec", &recsize) < 0)
+		return NULL;
+	return kfpy_get_rec(k, recsize, KF_TIMEOUT(a[1]));
+}
+
+PyObject *kfpy_put_recs_fast(PyObject *self, PyObject *const *args,
+			     Py_ssize_t nargs, PyObject *kwnames)
+{
+	static const char *const names[] = { "records", "recsize", "timeout", NULL };
+	unsigned int recsize;
+	PyObject *a[3];
+	kfpy_kfifo *k;
+
+	if (kfpy_arg_self(self, "put_recs", &k) < 0 ||
+	    kf_kwargs("put_recs", args, nargs, kwnames, names, 2,
+		      KF_NNAMES(names), a) < 0 ||
+	    kfpy_arg_recsize(a[1], "put_recs", &recsize) < 0)
+		return NULL;
+	return kfpy_put_recs(k, a[0], recsize, KF_TIMEOUT(a[2]));
+}
+
+PyObject *kfpy_get_recs_fast(PyObject *self, PyObject *const *args,
+			     Py_ssize_t nargs, PyObject *kwnames)
+{
+	static const char *const names[] = { "max", "recsize", "timeout", NULL };
+	unsigned int max, recsize;
+	PyObject *a[3];
+	kfpy_kfifo *k;
+
+	if (kfpy_arg_self(self, "get_recs", &k) < 0 ||
+	    kf_kwargs("get_recs", args, nargs, kwnames, names, 2,
+		      KF_NNAMES(names), a) < 0 ||
+	    kfpy_arg_count(a[0], "get_recs", "max", &max) < 0 ||
+	    kfpy_arg_recsize(a[1], "get_recs", &recsize) < 0)
+		return NULL;
+	return kfpy_get_recs(k, max, recsize, KF_TIMEOUT(a[2]));
 }

@@ -211,8 +211,21 @@ int kf_out_into_call(kfpy_kfifo *k, const char *method, void *to,
 		     unsigned int n, unsigned int *r);
 PyObject *kf_out_common(kfpy_kfifo *k, enum kf_op op, const char *method,
 			unsigned int n, kfpy_spinlock *lock);
-PyObject *kf_out_rec_common(kfpy_kfifo *k, enum kf_op op, const char *method,
-			    unsigned int n, unsigned int recsize);
+int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
+		PyObject **data, unsigned int *ret, unsigned int *total);
+/* A record of @n bytes and its header can ever be stored: no longer than
+ * the header can say (kfifo_rec_max) nor than the fifo. */
+static inline int kf_rec_fits(kfpy_kfifo *k, unsigned int n,
+			      unsigned int recsize)
+{
+	unsigned int size = kfifo_size(&k->st->fifo);
+
+	return n <= kfifo_rec_max(recsize) && n <= size && size - n >= recsize;
+}
+int kf_put_recs_some(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
+		     unsigned int recsize, unsigned int *need);
+Py_ssize_t kf_take_recs(kfpy_kfifo *k, const char *method, PyObject *list,
+			Py_ssize_t max, unsigned int recsize, PyObject **one);
 
 /* ---- kfpy_notify.c ---- */
 

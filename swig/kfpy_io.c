@@ -91,7 +91,8 @@ static int kf_in_entered(kfpy_kfifo *k, enum kf_op op, const void *from,
 	/* small copies (the common case) need not ask the fill level */
 	if (n < KFPY_GIL_THRESHOLD && !kf_nogil(0, c.lock)) {
 		*r = op == KF_IN ? kfifo_in(&k->st->fifo, from, n)
-				 : kf_do(&k->st->fifo, &c);
+		     : op == KF_IN_REC ? kfifo_in_rec(&k->st->fifo, from, n, recsize)
+				       : kf_do(&k->st->fifo, &c);
 		return 0;
 	}
 	/* what will be copied: all of a record or nothing, else min(n, avail) */
@@ -241,103 +242,148 @@ PyObject *kfpy_out_into(kfpy_kfifo *k, void *to, unsigned int n)
 	return PyLong_FromUnsignedLong(r);
 }
 
-static PyObject *kf_rec_result(unsigned int ret, PyObject *data,
-			       unsigned int total)
+/*
+ * One record out into a new bytes object of its exact length, with the
+ * consumer side entered: the core's answer in *ret and *total, as
+ * kfifo_out_rec(n) gives them, and the record in *data (NULL unless
+ * *ret == 0).  0, or -1 with an exception (no memory).
+ *
+ * The core's peek gives the record's length L; the bytes object is made
+ * that long and the core copies straight into it, told that capacity (the
+ * rule at the top: it is the memory we own, not a second read of the
+ * header).  Only a header that changed between the two reads (memory
+ * rewritten under us: Kfifo(buffer=obj), a shared fifo) makes the core
+ * answer otherwise, and then we ask again with the header's maximum.
+ * A peek of 0 (an empty record, or no header yet) gets a one-byte
+ * capacity on the stack, which tells "empty record" (0) from "no whole
+ * record" (the capacity).  A smaller capacity than n changes one answer
+ * only, "not enough data", which returns the capacity: translated to n.
+ *
+ * recsize 0: the record is exactly n bytes.  A fifo holding fewer (the
+ * consumer side is ours, so the fill level only grows) gets the core's
+ * answer for that case, (n, n), without a call; otherwise n <= len <= size
+ * bytes are owned.
+ */
+int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
+		PyObject **data, unsigned int *ret, unsigned int *total)
 {
-	PyObject *res, *r, *t;
+	struct kf_call c = { KF_OUT_REC, NULL, NULL, 0, recsize, 0, NULL };
+	struct kfifo *f = &k->st->fifo;
+	unsigned char one[1];
+	unsigned int l, r, tries = 0;
+	PyObject *res = NULL;
 
-	if (data == NULL)
-		return NULL;
-	r = PyLong_FromUnsignedLong(ret);
-	t = PyLong_FromUnsignedLong(total);
-	res = r && t ? PyTuple_New(3) : NULL;
-	if (res == NULL) {
-		Py_XDECREF(r);
-		Py_XDECREF(t);
-		Py_DECREF(data);
-		return NULL;
+	*data = NULL;
+	if (recsize == 0) {
+		if (n > kfifo_len(f)) {
+			*ret = *total = n;
+			return 0;
+		}
+		l = n;
+	} else {
+		l = kfifo_peek_rec(f, recsize);
 	}
-	PyTuple_SET_ITEM(res, 0, r);
-	PyTuple_SET_ITEM(res, 1, data);
-	PyTuple_SET_ITEM(res, 2, t);
-	return res;
+	for (;;) {
+		/* the capacity we own: the record, else one byte (or none for n 0) */
+		c.n = l != 0 && l <= n ? l : n != 0;
+		if (c.n > 1 || (c.n == 1 && l == 1)) {
+			res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)c.n);
+			if (res == NULL)
+				return -1;
+			c.to = PyBytes_AS_STRING(res);
+		} else {
+			c.to = one;
+		}
+		if (kf_nogil(c.n, NULL))
+			r = kf_run(k->st, &k->st->cons, &c, 1);
+		else
+			r = kfifo_out_rec(f, c.to, c.n, recsize, &c.total);
+		if (r == 0 || r <= c.n || r > n || tries++ > 0)
+			break;
+		/* longer than we thought but fits n: the header changed
+		 * (see above); its maximum is enough whatever it says now */
+		Py_CLEAR(res);
+		l = kfifo_rec_max(recsize) < n ? kfifo_rec_max(recsize) : n;
+	}
+	*total = c.total;
+	if (r != 0) {
+		Py_XDECREF(res);
+		*ret = r == c.n ? n : r;	/* not enough data: n */
+		return 0;
+	}
+	*ret = 0;
+	if (res == NULL)
+		res = PyBytes_FromStringAndSize((const char *)one, (Py_ssize_t)c.total);
+	else if (c.total != c.n && _PyBytes_Resize(&res, (Py_ssize_t)c.total) < 0)
+		return -1;
+	*data = res;
+	return res == NULL ? -1 : 0;
 }
 
 /*
  * One record out: (ret, data, total), as kfifo_out_rec(n) answers.
  *
- * The C core reads the header once and copies that many bytes, so the
- * buffer it gets must be as big as the capacity it is told.  We start with
- * a stack buffer of min(n, 256); a longer record that fits n comes back as
- * "too long for 256" with its length, and is fetched again into a bytes of
- * that length (then of the header maximum, should the header have changed
- * in between: see "Memory the C core writes" above).  A smaller capacity
- * than n changes one answer only, "not enough data", which returns the
- * capacity: it is translated back to n.
- *
- * recsize 0: the record is exactly n bytes, so the capacity must be n.  A
- * fifo holding fewer than n bytes (the consumer side is ours, so the fill
- * level only grows) gets the core's answer for that case, (n, b"", n),
- * without a call; otherwise n <= len <= size bytes are owned.
+ * The tuple of the last call is reused when the caller has let go of it
+ * (the fifo holds its only reference), as zip() reuses its result tuple:
+ * a loop that unpacks or drops each result then makes and frees no tuple,
+ * which is a third of the call.  Nobody else can see it change.  It holds
+ * ints and bytes only, so it can close no cycle (not visited by GC).
  */
-PyObject *kf_out_rec_common(kfpy_kfifo *k, enum kf_op op,
-				   const char *method, unsigned int n,
-				   unsigned int recsize)
+static PyObject *kf_out_rec_common(kfpy_kfifo *k, const char *method,
+				   unsigned int n, unsigned int recsize)
 {
-	struct kf_call c = { op, NULL, NULL, n, recsize, 0, NULL };
-	unsigned char small[KF_SMALL_OUT];
-	unsigned int hdr_max = kfifo_rec_max(recsize);
-	PyObject *data = NULL;
-	unsigned int r;
+	PyObject *data, *res, *r, *t, *old[3];
+	unsigned int ret, total;
+	int i;
 
-	if (kf_enter(k, &k->st->cons, method) < 0)
+	if (kf_enter(k, &k->st->cons, method) < 0 ||
+	    kf_take_rec(k, n, recsize, &data, &ret, &total) < 0)
 		return NULL;
-	if (recsize == 0) {
-		if (n > kfifo_len(&k->st->fifo))
-			return kf_rec_result(n, PyBytes_FromStringAndSize(NULL, 0), n);
-	} else if (n > KF_SMALL_OUT) {
-		c.n = KF_SMALL_OUT;
-	}
-	for (;;) {
-		if (c.n <= KF_SMALL_OUT) {
-			c.to = small;
-		} else {
-			Py_XDECREF(data);
-			data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)c.n);
-			if (data == NULL)
-				return NULL;
-			c.to = PyBytes_AS_STRING(data);
-		}
-		r = kf_run(k->st, &k->st->cons, &c, kf_nogil(c.n, NULL));
-		if (r > c.n && r <= n && c.n < n) {
-			/* a record longer than our buffer that fits n */
-			c.n = c.n == KF_SMALL_OUT ? r : hdr_max < n ? hdr_max : n;
-			continue;
-		}
-		break;
-	}
-	if (r != 0) {
-		Py_XDECREF(data);
+	if (data == NULL) {
 		data = PyBytes_FromStringAndSize(NULL, 0);
-		if (r == c.n)	/* not enough data: kfifo_out_rec says n */
-			r = n;
-	} else if (c.to == small) {
-		data = PyBytes_FromStringAndSize((const char *)small,
-						 (Py_ssize_t)c.total);
-	} else if (c.total != c.n && _PyBytes_Resize(&data, (Py_ssize_t)c.total) < 0) {
+		if (data == NULL)
+			return NULL;
+	}
+	r = PyLong_FromUnsignedLong(ret);
+	t = PyLong_FromUnsignedLong(total);
+	if (r == NULL || t == NULL) {
+		Py_XDECREF(r);
+		Py_XDECREF(t);
+		Py_DECREF(data);
 		return NULL;
 	}
-	return kf_rec_result(r, data, c.total);
+	res = k->rec_result;
+	if (res != NULL && Py_REFCNT(res) == 1) {
+		for (i = 0; i < 3; i++)
+			old[i] = PyTuple_GET_ITEM(res, i);
+	} else {
+		res = PyTuple_New(3);
+		if (res == NULL) {
+			Py_DECREF(r);
+			Py_DECREF(t);
+			Py_DECREF(data);
+			return NULL;
+		}
+		Py_XSETREF(k->rec_result, res);
+		old[0] = old[1] = old[2] = NULL;
+	}
+	PyTuple_SET_ITEM(res, 0, r);
+	PyTuple_SET_ITEM(res, 1, data);
+	PyTuple_SET_ITEM(res, 2, t);
+	for (i = 0; i < 3; i++)
+		Py_XDECREF(old[i]);
+	Py_INCREF(res);
+	return res;
 }
 
 PyObject *kfpy_out_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize)
 {
-	return kf_out_rec_common(k, KF_OUT_REC, "out_rec", n, recsize);
+	return kf_out_rec_common(k, "out_rec", n, recsize);
 }
 
 PyObject *kfpy_to_user_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize)
 {
-	return kf_out_rec_common(k, KF_TO_USER_REC, "to_user_rec", n, recsize);
+	return kf_out_rec_common(k, "to_user_rec", n, recsize);
 }
 
 PyObject *kfpy_peek_rec(kfpy_kfifo *k, unsigned int recsize)
@@ -369,4 +415,195 @@ PyObject *kfpy_reset_out(kfpy_kfifo *k)
 		return NULL;
 	kfifo_reset_out(&k->st->fifo);
 	Py_RETURN_NONE;
+}
+
+/* ---- batches of records (put_recs, get_recs, records) ------------------------------------- */
+
+/*
+ * A batch goes through the zero-copy regions of the core: one look at the
+ * other side's index and one publish (and at most one wake-up) for all
+ * its records, where a call per record would pay them every time.  Only
+ * whole records are published, so the other side never sees part of one.
+ * No Python code may run between a prepare and its finish (it could free
+ * the fifo): bytes objects neither run code nor trigger the garbage
+ * collector when made, and any other input is exported only after what
+ * was written is published.
+ */
+
+/* The byte at @p of the regions @r (one run, split where the ring wraps):
+ * a record header, read or written in place. */
+static inline unsigned char *kf_regions_at(const struct kfifo_region r[2],
+					   unsigned int p)
+{
+	return p < r[0].len ? r[0].data + p : r[1].data + (p - r[0].len);
+}
+
+/* Bytes @p .. @p + @n of the regions @r to @to. */
+static inline void kf_regions_read(const struct kfifo_region r[2], unsigned int p,
+			    void *to, unsigned int n)
+{
+	unsigned int first = p < r[0].len ? r[0].len - p : 0;
+
+	if (first > n)
+		first = n;
+	if (first > 0)
+		memcpy(to, r[0].data + p, first);
+	if (n > first)
+		memcpy((unsigned char *)to + first, r[1].data + (p + first - r[0].len),
+		       n - first);
+}
+
+/* @n bytes from @from to @p .. @p + @n of the regions @r.  memmove: the
+ * input may be a view of the fifo's own memory. */
+static inline void kf_regions_write(const struct kfifo_region r[2], unsigned int p,
+			     const void *from, unsigned int n)
+{
+	unsigned int first = p < r[0].len ? r[0].len - p : 0;
+
+	if (first > n)
+		first = n;
+	if (first > 0)
+		memmove(r[0].data + p, from, first);
+	if (n > first)
+		memmove(r[1].data + (p + first - r[0].len),
+			(const unsigned char *)from + first, n - first);
+}
+
+/*
+ * put_recs' record items[*i] when it is not a bytes object: exported
+ * first (which may run Python code, so no regions are prepared then), and
+ * stored alone by kf_in_call (which copies input that overlaps the ring).
+ * Checked by the caller, but a bytearray may have grown since.
+ */
+static int kf_put_rec_buffer(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
+			     unsigned int recsize, unsigned int *need)
+{
+	const void *buf = NULL;
+	unsigned int n = 0, r;
+	Py_buffer view;
+	int got = 0, ret = 0;
+
+	if (kfpy_arg_data(PyTuple_GET_ITEM(items, *i), "put_recs", &view, &got,
+			  &buf, &n) < 0)
+		return -1;
+	if (!kf_rec_fits(k, n, recsize)) {
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.put_recs(): records[%zd], of %u bytes, can "
+			     "never fit (header of %u bytes, fifo of %u bytes)",
+			     *i, n, recsize, kfifo_size(&k->st->fifo));
+		ret = -1;
+	} else if (kf_in_call(k, KF_IN_REC, "put_recs", buf, n, recsize, NULL,
+			      &r) < 0) {
+		ret = -1;
+	} else if (r == 0) {
+		(*i)++;
+	} else {
+		*need = recsize + n;
+	}
+	if (got)
+		PyBuffer_Release(&view);
+	return ret;
+}
+
+/*
+ * Store records items[*i], items[*i + 1], ... (a tuple of bytes-like
+ * objects, each checked by the caller to fit the fifo and its header)
+ * while they fit, each whole, advancing *i past them; *need is the room
+ * the first one left behind needs (0 when it was not left for room: the
+ * end, or a record that is not a bytes object, which goes alone).  A run
+ * of bytes objects (immutable: their checks still hold) is written into
+ * the prepared regions and published at once.  0, or -1 with an
+ * exception; what was stored stays stored either way.
+ */
+int kf_put_recs_some(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
+		     unsigned int recsize, unsigned int *need)
+{
+	Py_ssize_t j = *i, count = PyTuple_GET_SIZE(items);
+	struct kfifo *f = &k->st->fifo;
+	struct kfifo_region r[2];
+	unsigned int avail, p = 0, n;
+
+	*need = 0;
+	if (j < count && !PyBytes_CheckExact(PyTuple_GET_ITEM(items, j)))
+		return kf_put_rec_buffer(k, items, i, recsize, need);
+	if (kf_enter(k, &k->st->prod, "put_recs") < 0)
+		return -1;
+	avail = kfifo_in_prepare(f, r, UINT_MAX);
+	for (; j < count; j++) {
+		PyObject *item = PyTuple_GET_ITEM(items, j);
+
+		if (!PyBytes_CheckExact(item))
+			break;
+		n = (unsigned int)PyBytes_GET_SIZE(item);
+		if (recsize + n > avail - p) {
+			*need = recsize + n;
+			break;
+		}
+		if (recsize >= 1)
+			*kf_regions_at(r, p) = (unsigned char)(n & 0xffu);
+		if (recsize == 2)
+			*kf_regions_at(r, p + 1) = (unsigned char)(n >> 8);
+		kf_regions_write(r, p + recsize, PyBytes_AS_STRING(item), n);
+		p += recsize + n;
+	}
+	kfifo_in_finish(f, p);
+	*i = j;
+	return 0;
+}
+
+/*
+ * Take up to @max whole records, oldest first, appending each to @list as
+ * a bytes object (or, @list NULL and @max 1, the record in *@one: get_rec,
+ * whose take is this one with a batch of one); the number taken (0: no
+ * whole record stored), or -1 with an exception (nothing taken).  The header is read once per record, from
+ * the fifo's memory, and bounds the copy within the bytes stored: memory
+ * rewritten under us (a buffer= object, a peer process) gives wrong bytes,
+ * never a read outside the regions.
+ */
+Py_ssize_t kf_take_recs(kfpy_kfifo *k, const char *method, PyObject *list,
+			Py_ssize_t max, unsigned int recsize, PyObject **one)
+{
+	struct kfifo *f = &k->st->fifo;
+	struct kfifo_region r[2];
+	unsigned int total, p = 0, l;
+	Py_ssize_t got = 0;
+	PyObject *rec;
+	int err = 0;
+
+	if (kf_enter(k, &k->st->cons, method) < 0)
+		return -1;
+	total = kfifo_out_prepare(f, r, UINT_MAX);
+	while (got < max && total - p >= recsize) {
+		l = *kf_regions_at(r, p);
+		if (recsize == 2)
+			l |= (unsigned int)*kf_regions_at(r, p + 1) << 8;
+		if (l > total - p - recsize)
+			break;	/* the last record is not all there yet */
+		rec = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)l);
+		if (rec == NULL) {
+			err = 1;
+			break;
+		}
+		kf_regions_read(r, p + recsize, PyBytes_AS_STRING(rec), l);
+		if (list == NULL) {
+			*one = rec;
+		} else if (PyList_Append(list, rec) < 0) {
+			Py_DECREF(rec);
+			err = 1;
+			break;
+		} else {
+			Py_DECREF(rec);
+		}
+		p += recsize + l;
+		got++;
+	}
+	if (p > 0)
+		kfifo_out_finish(f, p);
+	if (err) {
+		/* out of memory: hand over what was taken, if anything */
+		if (got == 0)
+			return -1;
+		PyErr_Clear();
+	}
+	return got;
 }

@@ -9,10 +9,15 @@
  * type        Kfifo or SpinLock: whose method table it goes into
  * name        the Python name
  * c_function  the C body (kfpy_*.c); its prototype is the parameters here
- * kw          KW: the arguments may be given by keyword; POS: positional
+ * kw          KW: the arguments may be given by keyword; POS: positional;
+ *             FAST_KW, FAST_POS: the same, through a hand-written
+ *             METH_FASTCALL wrapper c_function##_fast (kfpy_args.c) that
+ *             SWIG does not see: the hot calls, where SWIG's tuple
+ *             unpacking and keyword parsing cost more than the call
  * parameters  what SWIG wraps: the typemaps of kfifo.i convert each
  *             Python argument by its C type and name (`self` is the
- *             object the method is called on)
+ *             object the method is called on); for FAST_* the C body the
+ *             _fast wrapper calls with the same conversions
  * docstring   numpydoc, starting with the text signature
  *             ("name($self, ...)\n--\n\n") that inspect.signature() reads
  *
@@ -59,7 +64,7 @@ KFPY_METHOD(Kfifo, from_user, kfpy_from_user, POS,
 	"-------\n"
 	"int\n"
 	"    The number of bytes stored.")
-KFPY_METHOD(Kfifo, in_rec, kfpy_in_rec, POS,
+KFPY_METHOD(Kfifo, in_rec, kfpy_in_rec, FAST_POS,
 	(kfpy_kfifo *self, const void *from, unsigned int n, unsigned int recsize),
 	"in_rec($self, data, recsize, /)\n"
 	"--\n"
@@ -189,7 +194,7 @@ KFPY_METHOD(Kfifo, out_into, kfpy_out_into, POS,
 	"-------\n"
 	"int\n"
 	"    The number of bytes copied and removed.")
-KFPY_METHOD(Kfifo, out_rec, kfpy_out_rec, POS,
+KFPY_METHOD(Kfifo, out_rec, kfpy_out_rec, FAST_POS,
 	(kfpy_kfifo *self, unsigned int n, unsigned int recsize),
 	"out_rec($self, n, recsize, /)\n"
 	"--\n"
@@ -300,7 +305,7 @@ KFPY_METHOD(Kfifo, reset_out, kfpy_reset_out, POS,
 	"Discard all content from the consumer side (``kfifo_reset_out``).")
 
 /* blocking calls and end of stream; timeout= may be given by keyword */
-KFPY_METHOD(Kfifo, put, kfpy_put, KW,
+KFPY_METHOD(Kfifo, put, kfpy_put, FAST_KW,
 	(kfpy_kfifo *self, const void *data, Py_ssize_t n, PyObject *timeout),
 	"put($self, data, timeout=None)\n"
 	"--\n"
@@ -330,7 +335,7 @@ KFPY_METHOD(Kfifo, put, kfpy_put, KW,
 	"    The fifo is closed (``close()``); ``stored`` as for TimeoutError.\n"
 	"ValueError\n"
 	"    A negative timeout, or the fifo was freed (also while waiting).")
-KFPY_METHOD(Kfifo, get, kfpy_get, KW,
+KFPY_METHOD(Kfifo, get, kfpy_get, FAST_KW,
 	(kfpy_kfifo *self, unsigned int n, PyObject *timeout),
 	"get($self, n, timeout=None)\n"
 	"--\n"
@@ -375,7 +380,7 @@ KFPY_METHOD(Kfifo, get_exactly, kfpy_get_exactly, KW,
 	"EOFError\n"
 	"    The stream ended (closed) with fewer than ``n`` bytes; nothing is\n"
 	"    removed.")
-KFPY_METHOD(Kfifo, put_rec, kfpy_put_rec, KW,
+KFPY_METHOD(Kfifo, put_rec, kfpy_put_rec, FAST_KW,
 	(kfpy_kfifo *self, const void *data, unsigned int n, unsigned int recsize, PyObject *timeout),
 	"put_rec($self, data, recsize, timeout=None)\n"
 	"--\n"
@@ -393,7 +398,7 @@ KFPY_METHOD(Kfifo, put_rec, kfpy_put_rec, KW,
 	"TimeoutError\n"
 	"    No room in time; nothing stored (``stored`` attribute 0: a record\n"
 	"    is stored whole or not at all).")
-KFPY_METHOD(Kfifo, get_rec, kfpy_get_rec, KW,
+KFPY_METHOD(Kfifo, get_rec, kfpy_get_rec, FAST_KW,
 	(kfpy_kfifo *self, unsigned int recsize, PyObject *timeout),
 	"get_rec($self, recsize, timeout=None)\n"
 	"--\n"
@@ -409,6 +414,65 @@ KFPY_METHOD(Kfifo, get_rec, kfpy_get_rec, KW,
 	"-------\n"
 	"bytes or None\n"
 	"    The record; ``None`` at end of stream (closed, no whole record left).")
+KFPY_METHOD(Kfifo, put_recs, kfpy_put_recs, FAST_KW,
+	(kfpy_kfifo *self, PyObject *records, unsigned int recsize, PyObject *timeout),
+	"put_recs($self, records, recsize, timeout=None)\n"
+	"--\n"
+	"\n"
+	"Store every record of ``records`` in order, each whole, waiting for\n"
+	"room as needed: ``put_rec`` for many records in one call. Producer side.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"records : iterable of bytes-like objects\n"
+	"    Read whole before anything is stored (a generator is consumed).\n"
+	"recsize : {0, 1, 2}\n"
+	"    Header size, as for ``put_rec``.\n"
+	"timeout : float or None\n"
+	"    Seconds for the whole call, counted from its start; ``None`` waits\n"
+	"    without limit, ``0`` stores what fits now.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int\n"
+	"    The number of records stored: all of them.\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"TypeError\n"
+	"    ``records`` is not iterable or holds something that is not\n"
+	"    bytes-like; nothing stored.\n"
+	"ValueError\n"
+	"    A record can never fit (longer than its header can say, 255 or\n"
+	"    65535, or than the fifo); nothing stored.\n"
+	"TimeoutError, BrokenPipeError\n"
+	"    No room in time, or the fifo is closed: the records before stay\n"
+	"    stored, and the exception's ``stored`` attribute says how many.")
+KFPY_METHOD(Kfifo, get_recs, kfpy_get_recs, FAST_KW,
+	(kfpy_kfifo *self, unsigned int max, unsigned int recsize, PyObject *timeout),
+	"get_recs($self, max, recsize, timeout=None)\n"
+	"--\n"
+	"\n"
+	"Wait for a whole record, then take up to ``max`` records without waiting\n"
+	"more: ``get_rec`` for many records in one call. Consumer side.\n"
+	"\n"
+	"Parameters\n"
+	"----------\n"
+	"max : int\n"
+	"    The most records to take; ``get_recs(0, ...)`` returns ``[]`` at once.\n"
+	"recsize : {1, 2}\n"
+	"    Header size.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"list of bytes\n"
+	"    The records, oldest first; ``[]`` at end of stream (closed, no whole\n"
+	"    record left).\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"TimeoutError\n"
+	"    No record arrived in time; nothing removed.")
 KFPY_METHOD(Kfifo, records, kfpy_records, POS,
 	(kfpy_kfifo *self, unsigned int recsize),
 	"records($self, recsize, /)\n"
@@ -416,6 +480,9 @@ KFPY_METHOD(Kfifo, records, kfpy_records, POS,
 	"\n"
 	"An iterator of records (``get_rec`` without a timeout) that ends at end\n"
 	"of stream. Consumer side.\n"
+	"\n"
+	"Each step takes one record: a record leaves the fifo only when it is\n"
+	"yielded, so a loop that stops early leaves the rest in the fifo.\n"
 	"\n"
 	"Examples\n"
 	"--------\n"

@@ -217,6 +217,7 @@ static int kf_tp_clear(PyObject *self)
 	kfpy_kfifo *k = (kfpy_kfifo *)self;
 	Py_buffer view;
 
+	Py_CLEAR(k->rec_result);
 	kf_check_fork(k);
 	if (k->st == NULL || k->regions > 0)
 		return 0;	/* a region still points in: freed by dealloc */
@@ -582,16 +583,30 @@ PyTypeObject kfpy_KfifoType = {
 
 /* ---- the module ------------------------------------------------------------------------ */
 
-/* The name, type and docstring of every method, from the one table. */
+/*
+ * The name, type and docstring of every method, from the one table; for
+ * the FAST_* entries also their METH_FASTCALL wrapper (the others are
+ * SWIG's, found in the module).
+ */
 struct kf_method_spec {
 	const char *type;
 	const char *name;
 	const char *doc;
+	PyCFunction fast;
+	int flags;
 };
+
+#define KF_FAST_POS(c_function) NULL, 0
+#define KF_FAST_KW(c_function) NULL, 0
+#define KF_FAST_FAST_POS(c_function) \
+	(PyCFunction)(void (*)(void))c_function##_fast, METH_FASTCALL
+#define KF_FAST_FAST_KW(c_function) \
+	(PyCFunction)(void (*)(void))c_function##_fast, \
+	METH_FASTCALL | METH_KEYWORDS
 
 static const struct kf_method_spec kf_specs[] = {
 #define KFPY_METHOD(type, name, c_function, kw, params, doc) \
-	{ #type, #name, doc },
+	{ #type, #name, doc, KF_FAST_##kw(c_function) },
 #include "kfpy_methods.h"
 #undef KFPY_METHOD
 };
@@ -645,8 +660,14 @@ static int kf_methods_from_module(PyObject *module)
 		PyMethodDef *def = spin ? &kf_spinlock_methods[ns++]
 					: &kf_kfifo_methods[nk++];
 
-		if (kf_method_from_module(module, &kf_specs[i], def) < 0)
+		if (kf_specs[i].fast != NULL) {
+			def->ml_name = kf_specs[i].name;
+			def->ml_meth = kf_specs[i].fast;
+			def->ml_flags = kf_specs[i].flags;
+			def->ml_doc = kf_specs[i].doc;
+		} else if (kf_method_from_module(module, &kf_specs[i], def) < 0) {
 			return -1;
+		}
 	}
 	names = PyList_New(0);
 	if (names == NULL)

@@ -26,13 +26,12 @@ static long long kf_now_ns(void)
 
 /* timeout in seconds (None: no limit) -> a deadline in kf_now_ns() time,
  * or -1 for none.  It counts from the call: wake-ups do not restart it. */
-static int kf_deadline(PyObject *timeout, const char *method, long long *deadline)
+static int kf_deadline_slow(PyObject *timeout, const char *method,
+			    long long *deadline)
 {
 	double t;
 
 	*deadline = -1;
-	if (timeout == Py_None)
-		return 0;
 	/* a bool is an int, but here it is most likely queue.Queue's block
 	 * argument: get(n, False) would not wait and put(data, True) would
 	 * wait one second, neither what was meant */
@@ -92,6 +91,17 @@ static int kf_deadline(PyObject *timeout, const char *method, long long *deadlin
 	if (t < 1e9)	/* beyond 30 years: no limit */
 		*deadline = kf_now_ns() + (long long)(t * 1e9);
 	return 0;
+}
+
+/* no limit (None), the common case, inline */
+static inline int kf_deadline(PyObject *timeout, const char *method,
+			      long long *deadline)
+{
+	if (timeout == Py_None) {
+		*deadline = -1;
+		return 0;
+	}
+	return kf_deadline_slow(timeout, method, deadline);
 }
 
 enum kf_wait_kind { KF_WAIT_AVAIL, KF_WAIT_LEN, KF_WAIT_REC };
@@ -323,25 +333,22 @@ PyObject *kfpy_get_into(kfpy_kfifo *k, void *to, unsigned int n,
 	return kf_get_common(k, "get_into", to, n, timeout);
 }
 
-/* The data of a record taken by kf_out_rec_common, or NULL; *ret its C
- * result. */
-static PyObject *kf_take(PyObject *tuple, unsigned long *ret)
+/* One record, taken directly (kf_take_rec) with the consumer side
+ * entered: 0 with the bytes in *data, or NULL when no whole record is
+ * there yet; -1 with an exception. */
+static int kf_take_one(kfpy_kfifo *k, const char *method, unsigned int n,
+		       unsigned int recsize, PyObject **data)
 {
-	PyObject *data;
+	unsigned int ret, total;
 
-	if (tuple == NULL)
-		return NULL;
-	*ret = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(tuple, 0));
-	data = PyTuple_GET_ITEM(tuple, 1);
-	Py_INCREF(data);
-	Py_DECREF(tuple);
-	return data;
+	if (kf_enter(k, &k->st->cons, method) < 0)
+		return -1;
+	return kf_take_rec(k, n, recsize, data, &ret, &total);
 }
 
 PyObject *kfpy_get_exactly(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
 {
 	long long deadline;
-	unsigned long ret;
 	PyObject *data;
 	int w;
 
@@ -360,17 +367,17 @@ PyObject *kfpy_get_exactly(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
 		if (w != 0)
 			return kf_timeout_error("get_exactly");
 		/* all n bytes or none, in one C call: a fixed-size record */
-		data = kf_take(kf_out_rec_common(k, KF_OUT_REC, "get_exactly", n, 0), &ret);
-		if (data == NULL || ret == 0)
+		if (kf_take_one(k, "get_exactly", n, 0, &data) < 0)
+			return NULL;
+		if (data != NULL)
 			return data;
-		Py_DECREF(data);	/* another consumer thread was first */
+		/* another consumer thread was first */
 	}
 }
 
 PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
 		       unsigned int recsize, PyObject *timeout)
 {
-	unsigned int size, max = kfifo_rec_max(recsize);
 	long long deadline;
 	unsigned int r;
 	int w;
@@ -379,12 +386,11 @@ PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
 		return NULL;
 	if (k->freed)
 		return kf_freed_error("put_rec");
-	size = kfifo_size(&k->st->fifo);
-	if (n > max || n > size || size - n < recsize) {
+	if (!kf_rec_fits(k, n, recsize)) {
 		PyErr_Format(PyExc_ValueError,
 			     "Kfifo.put_rec(): a record of %u bytes can never fit "
 			     "(header of %u bytes, fifo of %u bytes)", n, recsize,
-			     size);
+			     kfifo_size(&k->st->fifo));
 		return NULL;
 	}
 	for (;;) {
@@ -418,16 +424,16 @@ static int kf_rec_waitable(unsigned int recsize, const char *method)
 	return -1;
 }
 
-PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
+/*
+ * One whole record for @method, waiting until @deadline: a new bytes,
+ * Py_None at end of stream, NULL with an exception.
+ */
+static PyObject *kf_get_one_rec(kfpy_kfifo *k, const char *method,
+				unsigned int recsize, long long deadline)
 {
-	long long deadline;
-	unsigned long ret;
 	PyObject *data;
 	int w;
 
-	if (kf_deadline(timeout, "get_rec", &deadline) < 0 ||
-	    kf_rec_waitable(recsize, "get_rec") < 0)
-		return NULL;
 	/*
 	 * Take first, wait only when that finds no whole record: the take
 	 * reads the producer's index only when its cached copy shows too
@@ -436,25 +442,217 @@ PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
 	 * (and a wait costs a GIL release and a second header read).
 	 */
 	for (;;) {
-		data = kf_take(kf_out_rec_common(k, KF_OUT_REC, "get_rec",
-						 kfifo_rec_max(recsize),
-						 recsize), &ret);
-		if (data == NULL || ret == 0)
+		data = NULL;
+		if (kf_take_recs(k, method, NULL, 1, recsize, &data) < 0)
+			return NULL;
+		if (data != NULL)
 			return data;
-		Py_DECREF(data);	/* none yet, or another consumer was first */
-		if (kf_wait(k, "get_rec", KF_WAIT_REC, recsize, deadline, &w) < 0)
+		/* none yet, or another consumer was first */
+		if (kf_wait(k, method, KF_WAIT_REC, recsize, deadline, &w) < 0)
 			return NULL;
 		if (w == -EPIPE)
 			Py_RETURN_NONE;
 		if (w != 0)
-			return kf_timeout_error("get_rec");
+			return kf_timeout_error(method);
 	}
 }
 
+PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
+{
+	long long deadline;
+
+	if (kf_deadline(timeout, "get_rec", &deadline) < 0 ||
+	    kf_rec_waitable(recsize, "get_rec") < 0)
+		return NULL;
+	return kf_get_one_rec(k, "get_rec", recsize, deadline);
+}
+
+/* ---- batches of records ------------------------------------------------------------------ */
+
+/* The exception of a put_recs() that stored @done records, then stopped. */
+static PyObject *kf_recs_error(PyObject *type, const char *why, Py_ssize_t done,
+			       Py_ssize_t n)
+{
+	return kf_put_error(type,
+			    PyUnicode_FromFormat("Kfifo.put_recs(): %s (%zd of %zd "
+						 "records stored by this call)",
+						 why, done, n),
+			    done);
+}
+
 /*
- * records(recsize): an iterator of get_rec(recsize) until end of stream.
- * It holds its fifo (and takes part in GC, as it may sit in a cycle with
- * it); once the stream ended it lets the fifo go.
+ * Every record of @records as a tuple, each checked to be bytes-like and
+ * to fit the fifo and its header, so that a bad one stores nothing.
+ */
+static PyObject *kf_recs_checked(kfpy_kfifo *k, PyObject *records,
+				 unsigned int recsize)
+{
+	PyObject *items = PySequence_Tuple(records);
+	Py_ssize_t i, limit;
+	unsigned int n, size;
+	const void *buf;
+	Py_buffer view;
+	int got;
+
+	if (items == NULL) {
+		if (Py_TYPE(records)->tp_iter == NULL && !PySequence_Check(records)) {
+			PyErr_Clear();
+			PyErr_Format(PyExc_TypeError,
+				     "Kfifo.put_recs(): records must be an iterable "
+				     "of bytes-like objects, not %.100s",
+				     Py_TYPE(records)->tp_name);
+		}
+		return NULL;
+	}
+	size = kfifo_size(&k->st->fifo);
+	/* the longest record that fits (kf_rec_fits), for the common case */
+	limit = size < recsize ? -1 : (Py_ssize_t)(size - recsize);
+	if (limit > (Py_ssize_t)kfifo_rec_max(recsize))
+		limit = (Py_ssize_t)kfifo_rec_max(recsize);
+	for (i = 0; i < PyTuple_GET_SIZE(items); i++) {
+		PyObject *item = PyTuple_GET_ITEM(items, i);
+
+		if (PyBytes_CheckExact(item) && PyBytes_GET_SIZE(item) <= limit)
+			continue;
+		if (!PyObject_CheckBuffer(item)) {
+			PyErr_Format(PyExc_TypeError,
+				     "Kfifo.put_recs(): records[%zd] must be a "
+				     "bytes-like object, not %.100s", i,
+				     Py_TYPE(item)->tp_name);
+			break;
+		}
+		got = 0;
+		if (kfpy_arg_data(item, "put_recs", &view, &got, &buf, &n) < 0)
+			break;
+		if (got)
+			PyBuffer_Release(&view);
+		if (k->freed) {	/* the export ran code that freed it */
+			kf_freed_error("put_recs");
+			break;
+		}
+		if (!kf_rec_fits(k, n, recsize)) {
+			PyErr_Format(PyExc_ValueError,
+				     "Kfifo.put_recs(): records[%zd], of %u bytes, "
+				     "can never fit (header of %u bytes, fifo of %u "
+				     "bytes); nothing stored", i, n, recsize,
+				     kfifo_size(&k->st->fifo));
+			break;
+		}
+	}
+	if (i < PyTuple_GET_SIZE(items)) {
+		Py_DECREF(items);
+		return NULL;
+	}
+	return items;
+}
+
+/*
+ * put_recs(records, recsize, timeout=None): put_rec for each record, with
+ * one deadline for all; records stored in one go through the regions of
+ * the core (kf_put_recs_some), so a batch costs one publish, not one per
+ * record.  The count stored, or an exception whose ``stored`` says it.
+ */
+PyObject *kfpy_put_recs(kfpy_kfifo *k, PyObject *records, unsigned int recsize,
+			PyObject *timeout)
+{
+	long long deadline;
+	PyObject *items, *res = NULL;
+	Py_ssize_t i = 0, n;
+	unsigned int need;
+	int w;
+
+	if (kf_deadline(timeout, "put_recs", &deadline) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("put_recs");
+	items = kf_recs_checked(k, records, recsize);
+	if (items == NULL)
+		return NULL;
+	n = PyTuple_GET_SIZE(items);
+	while (i < n) {
+		if (k->freed) {
+			kf_freed_error("put_recs");
+			break;
+		}
+		if (kfifo_is_closed(&k->st->fifo)) {
+			kf_recs_error(PyExc_BrokenPipeError, "the fifo is closed", i, n);
+			break;
+		}
+		if (kf_put_recs_some(k, items, &i, recsize, &need) < 0)
+			break;
+		if (i == n)
+			break;
+		if (need == 0)
+			continue;	/* stopped at a record that goes alone */
+		if (kf_wait(k, "put_recs", KF_WAIT_AVAIL, need, deadline, &w) < 0)
+			break;
+		if (w == -EPIPE) {
+			kf_recs_error(PyExc_BrokenPipeError, "the fifo is closed", i, n);
+			break;
+		}
+		if (w != 0) {
+			kf_recs_error(PyExc_TimeoutError, "timed out", i, n);
+			break;
+		}
+	}
+	if (i == n)
+		res = PyLong_FromSsize_t(n);
+	Py_DECREF(items);
+	return res;
+}
+
+/*
+ * Wait for a whole record until @deadline, then take up to @max records
+ * without waiting more: a new list, empty at end of stream (closed, no
+ * whole record left); NULL with an exception.
+ */
+static PyObject *kf_get_recs(kfpy_kfifo *k, const char *method, Py_ssize_t max,
+			     unsigned int recsize, long long deadline)
+{
+	PyObject *list;
+	Py_ssize_t got = 0;
+	int w;
+
+	if (k->freed)
+		return kf_freed_error(method);
+	list = PyList_New(0);
+	while (list != NULL && max > 0) {
+		got = kf_take_recs(k, method, list, max, recsize, NULL);
+		if (got != 0)
+			break;
+		if (kf_wait(k, method, KF_WAIT_REC, recsize, deadline, &w) < 0) {
+			Py_CLEAR(list);
+		} else if (w == -EPIPE) {
+			break;	/* end of stream: [] */
+		} else if (w != 0) {
+			Py_CLEAR(list);
+			kf_timeout_error(method);
+		}
+	}
+	if (list != NULL && got < 0)
+		Py_CLEAR(list);
+	return list;
+}
+
+PyObject *kfpy_get_recs(kfpy_kfifo *k, unsigned int max, unsigned int recsize,
+			PyObject *timeout)
+{
+	long long deadline;
+
+	if (kf_deadline(timeout, "get_recs", &deadline) < 0 ||
+	    kf_rec_waitable(recsize, "get_recs") < 0)
+		return NULL;
+	return kf_get_recs(k, "get_recs", (Py_ssize_t)max, recsize, deadline);
+}
+
+/*
+ * records(recsize): an iterator of the records until end of stream.  Each
+ * next() takes one record, the way get_rec() does (the take is one call
+ * without a GIL release when a record is there): a record leaves the fifo
+ * only when it is yielded, so a loop that stops early leaves every record
+ * it did not see in the fifo for the next reader.  It holds its fifo (and
+ * takes part in GC, as it may sit in a cycle with it); once the stream
+ * ended it lets the fifo go.
  */
 typedef struct {
 	PyObject_HEAD
@@ -470,8 +668,8 @@ static PyObject *kf_records_next(PyObject *self)
 	if (it->fifo == NULL)
 		return NULL;
 	kf_check_fork(it->fifo);
-	rec = kfpy_get_rec(it->fifo, it->recsize, Py_None);
-	if (rec == Py_None) {	/* end of stream: StopIteration */
+	rec = kf_get_one_rec(it->fifo, "records", it->recsize, -1);
+	if (rec == Py_None) {	/* end of stream */
 		Py_DECREF(rec);
 		Py_CLEAR(it->fifo);
 		return NULL;

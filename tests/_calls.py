@@ -35,6 +35,8 @@ EVERY_CALL = {
     "get_exactly": lambda f: f.get_exactly(1, timeout=0),
     "put_rec": lambda f: f.put_rec(b"x", 1, timeout=0),
     "get_rec": lambda f: f.get_rec(1, timeout=0),
+    "put_recs": lambda f: f.put_recs([b"x"], 1, timeout=0),
+    "get_recs": lambda f: f.get_recs(1, 1, timeout=0),
     "records": lambda f: f.records(1),
     "wait_avail": lambda f: f.wait_avail(1, timeout=0),
     "wait_len": lambda f: f.wait_len(1, timeout=0),

@@ -581,11 +581,12 @@ def test_extension_is_sanitized_exactly_when_the_asan_run_says_so():
 
 
 def method_table():
-    """(type, name, kw) of every entry of swig/kfpy_methods.h."""
+    """(type, name, kw) of every entry of swig/kfpy_methods.h (FAST_KW is KW,
+    FAST_POS is POS: the same arguments through a METH_FASTCALL wrapper)."""
     src = Path(__file__).resolve().parent.parent / "swig" / "kfpy_methods.h"
     if not src.exists():  # pragma: no cover - tests run from an sdist
         pytest.skip("no swig/ sources beside the tests")
-    return re.findall(r"^KFPY_METHOD\((\w+), (\w+), \w+, (KW|POS),", src.read_text(encoding="utf-8"), re.M)
+    return re.findall(r"^KFPY_METHOD\((\w+), (\w+), \w+, (?:FAST_)?(KW|POS),", src.read_text(encoding="utf-8"), re.M)
 
 
 # not in the table: the constructor and the classmethod (kfpy_type.c,

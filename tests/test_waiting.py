@@ -289,6 +289,9 @@ BLOCKING = {
     "get_rec": lambda f: f.get_rec(1),
     "put": lambda f: (f.in_(b"x" * 8), f.put(b"y")),
     "put_rec": lambda f: (f.in_(b"x" * 8), f.put_rec(b"y", 1)),
+    "put_recs": lambda f: (f.in_(b"x" * 8), f.put_recs([b"a", b"b"], 1)),
+    "get_recs": lambda f: f.get_recs(4, 1),
+    "records": lambda f: list(f.records(1)),
     "wait_len": lambda f: f.wait_len(8),
     "wait_avail": lambda f: (f.in_(b"x" * 8), f.wait_avail(1)),
 }

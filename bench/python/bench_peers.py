@@ -7,8 +7,9 @@
 Measured side by side in one run, each figure the median of several
 repetitions that take the implementations in turn:
 
-* ``collections.deque`` and ``queue.Queue`` (standard library; they move
-  references to objects, they copy nothing);
+* ``collections.deque``, ``queue.Queue`` and ``queue.SimpleQueue``
+  (standard library; they move references to objects, they copy nothing;
+  SimpleQueue is CPython's fastest channel between threads);
 * the PyPI ring buffers ``ringbuf`` (Boost spsc_queue, Cython),
   ``pa-ringbuffer`` (PortAudio's ring buffer through CFFI; the package ships
   only the Python half, the compiled ring comes from ``rtmixer``'s wheel) and
@@ -47,7 +48,8 @@ KIB = 1024
 MIB = 1024 * 1024
 
 #: Implementations in the order of the tables.
-IMPLS = ["kfifo", "deque", "queue.Queue", "ringbuf", "pa-ringbuffer", "faster-fifo"]
+IMPLS = ["kfifo", "deque", "queue.Queue", "queue.SimpleQueue", "ringbuf", "pa-ringbuffer",
+         "faster-fifo"]
 
 #: Chunk sizes of the one-thread sweep (the plot).
 CHUNKS = [16, 256, 4 * KIB, 64 * KIB, MIB]
@@ -130,6 +132,7 @@ def load_impls() -> Dict[str, Any]:
         found["kfifo"] = f"not importable: {e}"
     found["deque"] = collections
     found["queue.Queue"] = queue
+    found["queue.SimpleQueue"] = queue
     try:
         import ringbuf
         found["ringbuf"] = ringbuf
@@ -169,7 +172,7 @@ def impl_versions(impls: Dict[str, Any]) -> Dict[str, str]:
     for name in IMPLS:
         if isinstance(impls[name], str):
             out[name] = impls[name]
-        elif name in ("deque", "queue.Queue"):
+        elif name in ("deque", "queue.Queue", "queue.SimpleQueue"):
             out[name] = "Python " + platform.python_version()
         elif name == "pa-ringbuffer":
             out[name] = f"{_dist_version('pa-ringbuffer')} (ring from rtmixer {_dist_version('rtmixer')})"
@@ -244,6 +247,11 @@ def _inout_queue(m: Any, data: Any, iters: int) -> float:
     return _put_get(q.put, q.get, data, iters)
 
 
+def _inout_simple_queue(m: Any, data: Any, iters: int) -> float:
+    q = m.SimpleQueue()
+    return _put_get(q.put, q.get, data, iters)
+
+
 def _inout_ringbuf(m: Any, data: Any, iters: int) -> float:
     view = memoryview(data)
     r = m.RingBuffer(format=view.format, capacity=4 * len(view))
@@ -285,6 +293,7 @@ INOUT: Dict[str, Callable[[Any, Any, int], float]] = {
     "kfifo": _inout_kfifo,
     "deque": _inout_deque,
     "queue.Queue": _inout_queue,
+    "queue.SimpleQueue": _inout_simple_queue,
     "ringbuf": _inout_ringbuf,
     "pa-ringbuffer": _inout_pa,
     "faster-fifo": _inout_faster_fifo,
@@ -451,8 +460,9 @@ def _kfifo_stream_like_c(m: Any, chunk: int, count: int, timeout: float) -> floa
 
 
 def _spsc_objects(name: str, m: Any, data: Any, count: int, timeout: float) -> float:
-    """The object queues: one object per chunk or record (deque and
-    queue.Queue pass a reference; faster-fifo pickles a copy)."""
+    """The object queues: one object per chunk or record (deque,
+    queue.Queue and queue.SimpleQueue pass a reference; faster-fifo pickles
+    a copy)."""
     sleep = time.sleep
     late = _deadline(timeout)
     if name == "deque":
@@ -484,6 +494,22 @@ def _spsc_objects(name: str, m: Any, data: Any, count: int, timeout: float) -> f
 
         def consume() -> None:
             get = q.get
+            for _ in range(count):
+                get(timeout=timeout)
+        return _two_threads(produce, consume, timeout)
+
+    if name == "queue.SimpleQueue":
+        # unbounded: its producer never waits, so a slow consumer lets it
+        # run ahead (which only helps its figure)
+        sq = m.SimpleQueue()
+
+        def produce() -> None:
+            put = sq.put
+            for _ in range(count):
+                put(data)
+
+        def consume() -> None:
+            get = sq.get
             for _ in range(count):
                 get(timeout=timeout)
         return _two_threads(produce, consume, timeout)
@@ -606,6 +632,11 @@ def run_python(plan: Plan, impls: Dict[str, Any], log: Callable[[str], None]) ->
         import numpy as np
     except ImportError:
         np = None
+    # an unrecorded round first: the first calls of a process (lazy symbol
+    # binding, the interpreter specialising the loop, a cold cache) would
+    # otherwise fall on kfifo, measured first in every repetition
+    for n in ok:
+        _measure({}, "warm-up", n, lambda n=n: INOUT[n](impls[n], small, 2000))
     for rep in range(plan.reps):
         log(f"python: repetition {rep + 1}/{plan.reps}")
         # per call: 16 bytes in + out
@@ -734,28 +765,35 @@ def _get(res: Dict[str, Any], key: str, impl: str) -> Optional[float]:
     return None if slot is None or "error" in slot else slot.get("median")
 
 
+def _paired(res: Dict[str, Any], key: str, a: str, b: str) -> Optional[float]:
+    """The median over repetitions of a's figure over b's in the same
+    repetition: a load phase that slows one repetition slows both."""
+    sa, sb = res.get(key, {}).get(a), res.get(key, {}).get(b)
+    if not sa or not sb or "error" in sa or "error" in sb:
+        return None
+    ratios = [x / y for x, y in zip(sa["all"], sb["all"]) if x and y]
+    return statistics.median(ratios) if ratios else None
+
+
 def python_targets(res: Dict[str, Any], single_rate: Optional[float]) -> List[List[str]]:
-    """Rows of (goal, measured, met) for the Python binding's goals."""
+    """Rows of (goal, measured, met) for the Python binding's goals; the
+    one-thread ratios are medians of paired repetitions."""
     rows = []
-    k = _get(res, "call16", "kfifo")
 
     def row(target: str, value: Optional[float], ok: Optional[bool], shown: str) -> None:
         rows.append([target, shown if value is not None else "—",
                      "n/a" if ok is None else ("met" if ok else "NOT met")])
 
-    d = _get(res, "call16", "deque")
-    row("16 B in_+out time ≤ 2× deque append+popleft",
-        k and d and k / d, (k / d <= 2.0) if k and d else None,
-        f"{k / d:.2f}× deque's time" if k and d else "")
-    q = _get(res, "call16", "queue.Queue")
-    row("16 B in_+out ≥ 5× faster than queue.Queue",
-        k and q and q / k, (q / k >= 5.0) if k and q else None,
-        f"{q / k:.2f}× faster" if k and q else "")
+    r = _paired(res, "call16", "kfifo", "deque")
+    row("16 B in_+out time ≤ 2× deque append+popleft", r, (r <= 2.0) if r else None,
+        f"{r:.2f}× deque's time" if r else "")
+    r = _paired(res, "call16", "queue.Queue", "kfifo")
+    row("16 B in_+out ≥ 5× faster than queue.Queue", r, (r >= 5.0) if r else None,
+        f"{r:.2f}× faster" if r else "")
     for peer in ("ringbuf", "pa-ringbuffer", "faster-fifo"):
-        p = _get(res, "call16", peer)
-        row(f"16 B in_+out faster than {peer}", k and p and p / k,
-            (p / k > 1.0) if k and p else None,
-            f"{p / k:.2f}× faster" if k and p else "")
+        r = _paired(res, "call16", peer, "kfifo")
+        row(f"16 B in_+out faster than {peer}", r, (r > 1.0) if r else None,
+            f"{r:.2f}× faster" if r else "")
     two = _get(res, "spsc1M", "kfifo")
     row("two threads, 1 MiB chunks ≥ 1.5× one thread", two and single_rate and two / single_rate,
         (two / single_rate >= 1.5) if two and single_rate else None,
@@ -767,19 +805,28 @@ def python_targets(res: Dict[str, Any], single_rate: Optional[float]) -> List[Li
 def python_vs_c(res: Dict[str, Any], c: Dict[str, Any]) -> List[List[str]]:
     """Rows of (workload, Python, C, Python/C): kfifo's two-thread stream of
     64 KiB chunks (GB/s) and of 16-byte records, recsize 1 (M/s), both through
-    a 1 MiB fifo with polling calls, from this run's medians."""
+    a 1 MiB fifo with polling calls, and the 16-byte in + out round trip in
+    one thread (ns; the ratio is C's time over Python's, so that every ratio
+    reads "Python does this fraction of C's work"), from this run's medians."""
     c_stream = {(e["impl"], e["chunk"]): e["median"] for e in c.get("stream_gbps", [])}
     c_rec = {e["name"]: e["median"] for e in c.get("records_mops", [])}
+    c_ping = {e["impl"]: e["median"] for e in c.get("pingpong16_ns", [])}
     rows = []
     for label, key, cval, scale, unit in (
-            ("64 KiB chunks, `in_`/`out_into` vs `kfifo_in`/`kfifo_out`", "like_c_stream64K",
-             c_stream.get(("kfifo", 65536)), 1e-9, "GB/s"),
-            ("16 B records, `in_rec`/`out_rec` vs `kfifo_in_rec`/`kfifo_out_rec`", "like_c_rec16",
-             c_rec.get("kfifo records 16 B (recsize 1)"), 1e-6, "M/s")):
+            ("two threads, 64 KiB chunks, `in_`/`out_into` vs `kfifo_in`/`kfifo_out`",
+             "like_c_stream64K", c_stream.get(("kfifo", 65536)), 1e-9, "GB/s"),
+            ("two threads, 16 B records, `in_rec`/`out_rec` vs `kfifo_in_rec`/`kfifo_out_rec`",
+             "like_c_rec16", c_rec.get("kfifo records 16 B (recsize 1)"), 1e-6, "M/s")):
         py = _get(res, key, "kfifo")
         py_shown = f"{py * scale:.3f} {unit}" if py else "—"
         c_shown = f"{cval:.3f} {unit}" if cval else "—"
         rows.append([label, py_shown, c_shown, f"{py * scale / cval:.2f}×" if py and cval else "—"])
+    py_ns = _get(res, "call16", "kfifo")
+    c_ns = c_ping.get("kfifo")
+    rows.append(["one thread, 16 B `in_` + `out` vs `kfifo_in` + `kfifo_out` (time per round trip)",
+                 f"{py_ns * 1e9:.1f} ns" if py_ns else "—",
+                 f"{c_ns:.1f} ns" if c_ns else "—",
+                 f"{c_ns / (py_ns * 1e9):.2f}×" if py_ns and c_ns else "—"])
     return rows
 
 
@@ -853,18 +900,19 @@ def report(plan: Plan, res: Dict[str, Any], versions: Dict[str, str],
 
     cols = IMPLS + ["kfifo out_into"]
     out += ["## Python: one thread, 16 bytes in then out", "",
-            "Time per in+out pair (lower is better); the ratio is the peer's time over kfifo's.",
+            "Time per in+out pair (lower is better); the ratio is the peer's time over kfifo's, "
+            "the median of the repetitions' ratios.",
             ""]
-    k = _get(res, "call16", "kfifo")
     rows = []
     for n in IMPLS:
-        v = _get(res, "call16", n)
+        v = _paired(res, "call16", n, "kfifo")
         rows.append([n, _cell(res, "call16", n, "ns", versions),
-                     f"{v / k:.2f}" if v and k else "—"])
+                     f"{v:.2f}" if v else "—"])
     out += [_table(["impl", "per in+out", "peer/kfifo time"], rows), ""]
 
     out += ["## Python: one thread, in then out, by chunk size (GB/s)", "",
-            "deque and queue.Queue move a reference (no copy); faster-fifo pickles;"
+            "deque, queue.Queue and queue.SimpleQueue move a reference (no copy); "
+            "faster-fifo pickles;"
             " kfifo `out` returns new bytes, `out_into` fills a buffer.", ""]
     rows = [[f"{ch:,}"] + [_cell(res, f"sweep{ch}", n, "GB/s", versions) for n in cols]
             for ch in CHUNKS]
@@ -931,7 +979,7 @@ def plot_python(res: Dict[str, Any], path: str, title: str) -> bool:
                 xs.append(ch)
                 ys.append(v / 1e9)
         if xs:
-            ref = n in ("deque", "queue.Queue")
+            ref = n in ("deque", "queue.Queue", "queue.SimpleQueue")
             ax.plot(xs, ys, marker="o", label=n + (" (moves a reference, no copy)" if ref else ""),
                     linestyle=":" if ref else "-",
                     linewidth=2.5 if n.startswith("kfifo") else 1.2)

@@ -3,7 +3,12 @@
 
 Workloads, each a producer process sending to the consumer (this process):
 
-1. 16-byte records: kfifo ``Kfifo(FIFO, shared=True)``, the producer
+1. 16-byte records (and the same batched: kfifo ``put_recs`` /
+   ``get_recs`` of BATCH records per call against pyzmq batched two ways:
+   BATCH records joined into one message that the consumer cuts into
+   16-byte records, its strongest form here, and a multipart message of
+   BATCH one-record frames, ``send_multipart`` / ``recv_multipart``):
+   kfifo ``Kfifo(FIFO, shared=True)``, the producer
    ``put_rec(rec, 1)`` per record then ``close()``, the consumer
    ``get_rec(1)`` until None; against ``multiprocessing.Queue`` (``put`` /
    ``get`` per item, a None sentinel) and ``faster_fifo.Queue`` (consumer
@@ -13,7 +18,11 @@ Workloads, each a producer process sending to the consumer (this process):
    peer for messages between Python processes).  Records are distinct (a sequence
    number); the consumer keeps each one (``list.append``, or ``extend`` for
    a get_many batch) and, once the clock has stopped, checks the count and
-   a CRC-32 of them all against what the producer was told to send.
+   a CRC-32 of them all against what the producer was told to send.  The
+   batched consumers do not keep the records (keeping millions of small
+   objects alive costs Python ~100 ns each, more than either channel):
+   each batch, a list of 16-byte bytes objects, is counted and folded into
+   a running CRC-32 (``zlib.crc32(b"".join(batch), crc)``), checked at the end.
 2. 64 KiB chunks: kfifo shared, ``put(chunk)`` / ``get_into(64 KiB
    bytearray)``, against ``multiprocessing.Pipe`` (``send_bytes`` /
    ``recv_bytes_into`` a preallocated buffer, an empty message ends it),
@@ -62,6 +71,8 @@ REC = 16
 CHUNK = 64 << 10
 #: records per put_many call of the faster-fifo batched producer
 FF_BATCH = 1000
+#: records per batch call: kfifo put_recs/get_recs, pyzmq multipart messages
+BATCH = 256
 #: a producer that is not heard from for this long is stuck
 TIMEOUT = 120.0
 
@@ -123,6 +134,19 @@ def prod_kfifo_records(f, count, ready, go):
     f.close()
 
 
+def _batches(items, size):
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def prod_kfifo_records_batched(f, count, ready, go):
+    batches = _batches(make_records(count), BATCH)
+    put_recs = f.put_recs
+    _ready_go(ready, go)
+    for b in batches:
+        put_recs(b, 1)
+    f.close()
+
+
 def prod_mpq_records(q, count, ready, go):
     recs = make_records(count)
     put = q.put
@@ -175,6 +199,30 @@ def prod_zmq_records(addr, count, ready, go):
     _zmq_send_all(addr, make_records(count), ready, go)
 
 
+def prod_zmq_records_batched(addr, count, ready, go, joined=False):
+    """BATCH records per message: a multipart message of one frame per
+    record (pyzmq's own form of many messages per call), or, joined, one
+    frame of the BATCH records end to end (the consumer cuts it in 16-byte
+    records: fixed-size records need no framing).  An empty frame ends."""
+    import zmq
+
+    batches = _batches(make_records(count), BATCH)
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.PUSH)
+    sock.bind(addr)
+    send_multipart, send, join = sock.send_multipart, sock.send, b"".join
+    _ready_go(ready, go)
+    if joined:
+        for b in batches:
+            send(join(b))
+    else:
+        for b in batches:
+            send_multipart(b)
+    sock.send(b"")
+    sock.close()
+    ctx.term()
+
+
 def prod_zmq_stream(addr, chunk, n, nch, ready, go):
     chunks = make_chunks(chunk, nch)
     # copy=False: pyzmq's advice for large messages
@@ -207,16 +255,17 @@ def prod_pipe_stream(conn, chunk, n, nch, ready, go):
 PIN = None
 
 
-def _producer(pin, target, *args):
+def _producer(pin, target, *args, **kwargs):
     if pin is not None:
         os.sched_setaffinity(0, {pin})
-    target(*args)
+    target(*args, **kwargs)
 
 
-def _run(ctx, target, args, consume, before_go=None):
+def _run(ctx, target, args, consume, before_go=None, **kwargs):
     """Start the producer, wait until it is ready, call before_go(), time consume()."""
     ready, go = ctx.Event(), ctx.Event()
-    p = ctx.Process(target=_producer, args=(PIN and PIN[1], target) + args + (ready, go), daemon=True)
+    p = ctx.Process(target=_producer, args=(PIN and PIN[1], target) + args + (ready, go), kwargs=kwargs,
+                    daemon=True)
     p.start()
     try:
         if not ready.wait(TIMEOUT):
@@ -251,6 +300,30 @@ def kfifo_records(ctx, count):
     finally:
         f.free()
     check_records("kfifo", got, count)
+    return count / dt
+
+
+def check_batched(name, got, count):
+    """(records, CRC-32) of a batched consumer against what was sent."""
+    if got != (count, expected_records(count)):
+        raise AssertionError(f"{name}: {got[0]} records (expected {count}) or their CRC-32 differs")
+
+
+def kfifo_records_batched(ctx, count):
+    f = kfifo.Kfifo(FIFO, shared=True)
+    try:
+        def consume():
+            n, crc = 0, 0
+            get_recs, crc32, join = f.get_recs, zlib.crc32, b"".join
+            while recs := get_recs(BATCH, 1):
+                n += len(recs)
+                crc = crc32(join(recs), crc)
+            return n, crc
+
+        got, dt = _run(ctx, prod_kfifo_records_batched, (f, count), consume)
+    finally:
+        f.free()
+    check_batched("kfifo batched", got, count)
     return count / dt
 
 
@@ -340,6 +413,31 @@ def zmq_records(ctx, count):
     finally:
         pull.close()
     check_records("pyzmq", got, count)
+    return count / dt
+
+
+def zmq_records_batched(ctx, count, joined=False):
+    pull = _ZmqPull()
+    try:
+        def consume():
+            n, crc = 0, 0
+            recv_multipart, recv, crc32, join = pull.sock.recv_multipart, pull.sock.recv, zlib.crc32, b"".join
+            if joined:
+                while m := recv():
+                    recs = [m[i:i + REC] for i in range(0, len(m), REC)]
+                    n += len(recs)
+                    crc = crc32(join(recs), crc)
+            else:
+                while (frames := recv_multipart()) != [b""]:
+                    n += len(frames)
+                    crc = crc32(join(frames), crc)
+            return n, crc
+
+        got, dt = _run(ctx, prod_zmq_records_batched, (pull.addr, count), consume, pull.connect,
+                       joined=joined)
+    finally:
+        pull.close()
+    check_batched("pyzmq batched", got, count)
     return count / dt
 
 
@@ -463,6 +561,8 @@ def main(argv=None):
                     help=f"distinct 64 KiB chunks the stream producers cycle through (default {NCHUNKS})")
     ap.add_argument("--pin", action="store_true",
                     help="pin the consumer to CPU 0 and the producer (process or thread) to CPU 1")
+    ap.add_argument("--only", action="append", choices=("records", "batched", "chunks"),
+                    help="run only these workloads (repeatable; default all)")
     ap.add_argument("--out", nargs="?", const=RESULTS, default=None, metavar="DIR",
                     help="also write DIR/procs.md (default DIR: bench/results)")
     args = ap.parse_args(argv)
@@ -494,6 +594,7 @@ def main(argv=None):
     # (workload, unit, scale, kfifo variant, peer name, peer variant or status, target)
     kf_rec = lambda: kfifo_records(ctx, records)  # noqa: E731
     kf_stream = lambda: kfifo_stream(ctx, CHUNK, total)  # noqa: E731
+    kf_batched = lambda: kfifo_records_batched(ctx, records)  # noqa: E731
     rows = [
         ("16 B records", "M rec/s", 1e-6, "kfifo put_rec/get_rec", kf_rec,
          "multiprocessing.Queue put/get", lambda: mpq_records(ctx, mpq_count), 20.0),
@@ -503,6 +604,12 @@ def main(argv=None):
          f"faster-fifo put_many({FF_BATCH})/get_many", ff or (lambda: ff_records(ctx, ff_count, many=True)), 5.0),
         ("16 B records", "M rec/s", 1e-6, "kfifo put_rec/get_rec", kf_rec,
          "pyzmq PUSH/PULL ipc:// send/recv", zq or (lambda: zmq_records(ctx, zmq_count)), 1.0),
+        ("16 B records, batched", "M rec/s", 1e-6, f"kfifo put_recs/get_recs ({BATCH}/call)", kf_batched,
+         f"pyzmq PUSH/PULL ipc:// {BATCH} records joined per message, cut by the consumer",
+         zq or (lambda: zmq_records_batched(ctx, zmq_count, joined=True)), 10.0),
+        ("16 B records, batched", "M rec/s", 1e-6, f"kfifo put_recs/get_recs ({BATCH}/call)", kf_batched,
+         f"pyzmq PUSH/PULL ipc:// send_multipart/recv_multipart ({BATCH} frames)",
+         zq or (lambda: zmq_records_batched(ctx, zmq_count)), 10.0),
         ("64 KiB chunks", "GB/s", 1e-9, "kfifo put/get_into", kf_stream,
          "multiprocessing.Pipe send_bytes/recv_bytes_into", lambda: pipe_stream(ctx, CHUNK, total), 3.0),
         ("64 KiB chunks", "GB/s", 1e-9, "kfifo put/get_into", kf_stream,
@@ -510,6 +617,9 @@ def main(argv=None):
         ("64 KiB chunks", "GB/s", 1e-9, "kfifo put/get_into", kf_stream,
          "kfifo put/get_into, 2 threads of 1 process", lambda: kfifo_stream_threads(ctx, CHUNK, total), 0.8),
     ]
+    if args.only:
+        keep = {"records": "16 B records", "batched": "16 B records, batched", "chunks": "64 KiB chunks"}
+        rows = [r for r in rows if r[0] in {keep[o] for o in args.only}]
     # Run each workload's variants in turn, repeats times; a kfifo variant shared
     # by several rows of one workload runs once per round and pairs with each peer.
     workloads = {}

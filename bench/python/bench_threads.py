@@ -14,7 +14,11 @@ zero-copy views against the same work through in_/out and bytes.
 Runs every variant in turn, REPEATS times, in one process, and prints the
 median rate of each and the median of the paired ratios.
 
-    python bench/python/bench_threads.py [--repeats 5] [--mb 256]
+The 16-byte records also run with the batch calls (put_recs / get_recs,
+BATCH records per call) and with records() on the consumer side, and each
+records row says its rate over queue.SimpleQueue's (paired, median).
+
+    python bench/python/bench_threads.py [--repeats 5] [--mb 256] [--only records]
 """
 import argparse
 import queue
@@ -161,6 +165,62 @@ def kfifo_records(count: int) -> float:
     return got / (time.perf_counter() - t0)
 
 
+#: records per put_recs/get_recs call in the batched rows
+BATCH = 256
+
+
+def kfifo_records_batched(count: int) -> float:
+    """The same 16-byte records, many per call: the producer hands put_recs
+    lists of BATCH records (built before the clock starts), the consumer
+    takes them with get_recs(BATCH) until end of stream."""
+    f = kfifo.Kfifo(FIFO)
+    rec = b"r" * 16
+    batches = [[rec] * BATCH] * (count // BATCH) + ([[rec] * (count % BATCH)] if count % BATCH else [])
+
+    def produce():
+        put_recs = f.put_recs
+        for b in batches:
+            put_recs(b, 1)
+        f.close()
+
+    t = threading.Thread(target=produce)
+    t0 = time.perf_counter()
+    t.start()
+    got = 0
+    get_recs = f.get_recs
+    while True:
+        recs = get_recs(BATCH, 1)
+        if not recs:
+            break
+        got += len(recs)
+    t.join()
+    assert got == count
+    return got / (time.perf_counter() - t0)
+
+
+def kfifo_records_iter(count: int) -> float:
+    """put_rec per record; the consumer iterates records() (which takes
+    them in batches without being asked)."""
+    f = kfifo.Kfifo(FIFO)
+    rec = b"r" * 16
+
+    def produce():
+        put_rec = f.put_rec
+        for _ in range(count):
+            put_rec(rec, 1)
+        f.close()
+
+    t = threading.Thread(target=produce)
+    t0 = time.perf_counter()
+    t.start()
+    got = 0
+    for _ in f.records(1):
+        got += 1
+    t.join()
+    assert got == count
+    return got / (time.perf_counter() - t0)
+
+
 def zero_copy(chunk: int, total: int) -> float:
     """One thread: fill in place (numpy), check in place, no bytes objects."""
     import numpy as np
@@ -200,28 +260,29 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--mb", type=int, default=256, help="MiB per stream run")
     ap.add_argument("--records", type=int, default=200_000)
+    ap.add_argument("--only", choices=("stream", "records", "zero-copy"), action="append",
+                    help="run only these workloads (repeatable; default all)")
     args = ap.parse_args(argv)
+    only = set(args.only or ("stream", "records", "zero-copy"))
     print(f"{machine_line()}; kfifo {kfifo.__version__}")
     total = args.mb << 20
     rows = []
-    for chunk in (65536, 4096):
+    for chunk in (65536, 4096) if "stream" in only else ():
         variants = {"kfifo put/get_into, 2 threads": lambda chunk=chunk: kfifo_stream(chunk, total)}
         for name, peer in PEERS.items():
             variants[name + ", 2 threads"] = peer if isinstance(peer, str) else \
                 (lambda chunk=chunk, fn=peer[0]: fn(chunk, total))
         variants["kfifo in_/out_into, 1 thread"] = lambda chunk=chunk: one_thread(chunk, total)
         rows.append((f"{chunk} B chunks", "GB/s", 1e-9, variants))
-    rows.append(
-        (
-            "16 B records",
-            "M/s",
-            1e-6,
-            dict({"kfifo put_rec/get_rec, 2 threads": lambda: kfifo_records(args.records)},
-                 **{name + ", 2 threads": peer if isinstance(peer, str) else
-                    (lambda fn=peer[1]: fn(args.records)) for name, peer in PEERS.items()}),
-        )
-    )
-    for chunk in (65536, 4096):
+    if "records" in only:
+        records = {"kfifo put_rec/get_rec, 2 threads": lambda: kfifo_records(args.records),
+                   f"kfifo put_recs/get_recs ({BATCH}/call), 2 threads":
+                       lambda: kfifo_records_batched(args.records),
+                   "kfifo put_rec/records(), 2 threads": lambda: kfifo_records_iter(args.records)}
+        records.update({name + ", 2 threads": peer if isinstance(peer, str) else
+                        (lambda fn=peer[1]: fn(args.records)) for name, peer in PEERS.items()})
+        rows.append(("16 B records", "M/s", 1e-6, records))
+    for chunk in (65536, 4096) if "zero-copy" in only else ():
         rows.append(
             (
                 f"zero-copy, {chunk} B chunks, 1 thread, numpy fill + check",
@@ -241,13 +302,21 @@ def main(argv=None) -> int:
                 runs[name].append(fn())
         base = next(iter(variants))
         ratios = paired_median_ratios(runs, base)
-        print(f"{title}: median of {args.repeats} paired runs")
+        # the records: each row also against queue.SimpleQueue, the standard
+        # library's fastest channel between threads (this / SimpleQueue)
+        sq = "queue.SimpleQueue, 2 threads"
+        vs_sq = paired_median_ratios(runs, sq) if sq in runs and title == "16 B records" else None
+        print(f"{title}: median of {args.repeats} paired runs (spread min-max)")
         for name, fn in variants.items():
             if not callable(fn):
-                print(f"  {name:<36} {fn}")
+                print(f"  {name:<44} {fn}")
                 continue
             rate = statistics.median(runs[name]) * scale
-            print(f"  {name:<36} {rate:8.2f} {unit}   first row / this: {ratios[name]:5.2f}x")
+            spread = f"{min(runs[name]) * scale:.2f}-{max(runs[name]) * scale:.2f}"
+            line = f"  {name:<44} {rate:8.2f} {unit} ({spread})   first row / this: {ratios[name]:5.2f}x"
+            if vs_sq is not None:
+                line += f"   this / SimpleQueue: {1 / vs_sq[name]:5.2f}x"
+            print(line)
     print(load_line())
     return 0
 

@@ -54,7 +54,8 @@ import json, sys
 args = sys.argv[1:]
 json.dump({{"stream_gbps": [{{"impl": "kfifo", "chunk": 65536, "median": 10.0}},
                             {{"impl": "memcpy", "chunk": 65536, "median": 40.0, "kfifo_ratio": 0.25}}],
-           "records_mops": [{{"name": "kfifo records 16 B (recsize 1)", "size": 16, "median": 40.0}}]}},
+           "records_mops": [{{"name": "kfifo records 16 B (recsize 1)", "size": 16, "median": 40.0}}],
+           "pingpong16_ns": [{{"impl": "kfifo", "median": 12.5}}]}},
           open(args[args.index("--json") + 1], "w"))
 open(args[args.index("--md") + 1], "w").write("## C: the fake C benchmark\\n")
 '''
@@ -72,7 +73,9 @@ def test_bench_peers_puts_python_beside_c(tmp_path, run_script):
     assert proc.returncode == 0, proc.stderr
     table = (out / "bench.md").read_text()
     assert "## Python against C: the binding's cost" in table
-    assert "| 64 KiB chunks, `in_`/`out_into` vs `kfifo_in`/`kfifo_out` |" in table
+    assert "| two threads, 64 KiB chunks, `in_`/`out_into` vs `kfifo_in`/`kfifo_out` |" in table
     assert "| 10.000 GB/s |" in table and "| 40.000 M/s |" in table
+    assert "| one thread, 16 B `in_` + `out` vs `kfifo_in` + `kfifo_out`" in table
+    assert "| 12.5 ns |" in table
     assert "Python 64 KiB two-thread stream ≥ 0.8× the same in C" in table
     assert "## C: the fake C benchmark" in table

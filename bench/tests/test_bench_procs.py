@@ -16,6 +16,9 @@ def check_table(text):
     assert "2 threads of 1 process" in text
     assert "pyzmq PUSH/PULL ipc:// send/recv |" in text
     assert "pyzmq PUSH/PULL ipc:// send/recv_into |" in text
+    assert "| 16 B records, batched | kfifo put_recs/get_recs (256/call) |" in text
+    assert "send_multipart/recv_multipart (256 frames)" in text
+    assert "256 records joined per message, cut by the consumer" in text
 
 
 @pytest.mark.parametrize("start", ["fork", "spawn"])

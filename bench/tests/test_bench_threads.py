@@ -9,6 +9,9 @@ def test_bench_threads_prints_every_workload(run_script):
                   "zero-copy, 4096 B chunks, 1 thread"):
         assert title in proc.stdout
     assert "kfifo put_rec/get_rec, 2 threads" in proc.stdout
+    assert "kfifo put_recs/get_recs (256/call), 2 threads" in proc.stdout
+    assert "kfifo put_rec/records(), 2 threads" in proc.stdout
+    assert "this / SimpleQueue:" in proc.stdout
     assert "Load average" in proc.stdout
 
 

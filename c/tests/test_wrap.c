@@ -3,7 +3,8 @@
  * test_wrap.c - what only link-time wrapping (GNU ld --wrap, see
  * CMakeLists.txt) can show:
  *   - kfifo_alloc() returns -ENOMEM and leaves a valid size-0 fifo when
- *     malloc fails;
+ *     the allocation (aligned_alloc) fails, and asks for a buffer on a
+ *     cache line (the size, when smaller);
  *   - the size limit is exactly 2^31: 2^31 (and what rounds up to it) is
  *     asked of malloc, 2^31 + 1 is refused without asking, and no test
  *     allocates 2 GiB for it (the wrapper hands out a small block);
@@ -17,15 +18,16 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "test_harness.h"
 
 /* ---- the wrappers ----------------------------------------------------- */
 
-void *__real_malloc(size_t n);
+void *__real_aligned_alloc(size_t align, size_t n);
 void __real_free(void *p);
-void *__wrap_malloc(size_t n);
+void *__wrap_aligned_alloc(size_t align, size_t n);
 void __wrap_free(void *p);
 
 static int fail_mallocs;
@@ -33,13 +35,15 @@ static int fake_big_mallocs; /* hand out fake_block for requests >= 1 GiB */
 static unsigned char fake_block[64];
 static unsigned long mallocs;
 static size_t last_malloc_size;
+static size_t last_malloc_align;
 static void *last_malloc;
 static unsigned long frees;
 static void *last_freed;
 
-void *__wrap_malloc(size_t n)
+void *__wrap_aligned_alloc(size_t align, size_t n)
 {
 	mallocs++;
+	last_malloc_align = align;
 	if (fail_mallocs) {
 		fail_mallocs--;
 		return NULL;
@@ -48,7 +52,7 @@ void *__wrap_malloc(size_t n)
 	if (fake_big_mallocs && n >= (1u << 30))
 		last_malloc = fake_block;
 	else
-		last_malloc = __real_malloc(n);
+		last_malloc = __real_aligned_alloc(align, n);
 	return last_malloc;
 }
 
@@ -184,6 +188,25 @@ static void test_alloc_limit_is_exactly_2_pow_31(void)
 	fake_big_mallocs = 0;
 }
 
+static void test_alloc_puts_the_buffer_on_a_cache_line(void)
+{
+	static const unsigned int sizes[] = { 1, 2, 8, 32, 64, 100, 4096,
+					      1u << 20 };
+	struct kfifo f;
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t want;
+
+		th_context("size %u", sizes[i]);
+		CHECK_INT(kfifo_alloc(&f, sizes[i], GFP_KERNEL), 0);
+		want = kfifo_size(&f) < 64 ? kfifo_size(&f) : 64;
+		CHECK_UINT(last_malloc_align, want);
+		CHECK_UINT((uintptr_t)f.buffer % want, 0);
+		kfifo_free(&f);
+	}
+}
+
 static void test_free_frees_exactly_the_allocated_buffer_once(void)
 {
 	struct kfifo f;
@@ -297,6 +320,7 @@ static void test_constant_recsize_calls_the_specialised_instance(void)
 int main(void)
 {
 	RUN_TEST(test_alloc_returns_enomem_when_malloc_fails);
+	RUN_TEST(test_alloc_puts_the_buffer_on_a_cache_line);
 	RUN_TEST(test_alloc_limit_is_exactly_2_pow_31);
 	RUN_TEST(test_free_frees_exactly_the_allocated_buffer_once);
 	RUN_TEST(test_free_never_frees_caller_memory);

@@ -22,7 +22,7 @@ their lock only to honour the signature.
 from __future__ import annotations
 
 import operator
-from typing import Any, Tuple
+from typing import Any, Iterable, List, Tuple
 
 __all__ = ["KfifoModel", "MAX_SIZE", "UINT_MAX"]
 
@@ -390,6 +390,13 @@ class KfifoModel:
     def _wait(self, n: Any, timeout: Any) -> int:
         self._check()
         n = _count(n, "n")
+        self._no_wait(timeout)
+        if n > self._size:
+            raise ValueError(f"n={n} is more than the fifo's size {self._size}")
+        return n
+
+    def _no_wait(self, timeout: Any) -> None:
+        """The model never blocks: only ``timeout=0`` (a bool is refused as the fifo does)."""
         if isinstance(timeout, bool):  # as the fifo: not queue.Queue's block
             raise TypeError(
                 "timeout must be a number of seconds or None, not bool "
@@ -397,9 +404,64 @@ class KfifoModel:
                 "timeout=0 to not wait)")
         if timeout != 0:
             raise NotImplementedError("the model does not block: only timeout=0")
-        if n > self._size:
-            raise ValueError(f"n={n} is more than the fifo's size {self._size}")
-        return n
+
+    def put_recs(self, records: Iterable[Any], recsize: int, timeout: float = 0) -> int:
+        """Store each record of ``records`` whole, in order (``put_rec`` for many).
+
+        Every record is checked first: one that is not bytes-like
+        (``TypeError``) or can never fit (``ValueError``: longer than its
+        header can say or than the fifo) stores nothing.  With ``timeout=0``
+        the records that fit now are stored; then ``TimeoutError`` (or
+        ``BrokenPipeError`` once the fifo is closed) whose ``stored`` says
+        how many were.  Returns the count stored: all of them.
+        """
+        recsize = _recsize(recsize)
+        self._no_wait(timeout)
+        self._check()
+        views = []
+        for i, data in enumerate(list(records)):
+            try:
+                view = _readable(data)
+            except TypeError:
+                raise TypeError(f"records[{i}] must be a bytes-like object, not {type(data).__name__}") from None
+            n = len(view)
+            if n > _RECORD_LIMIT[recsize] or n > self._size or self._size - n < recsize:
+                raise ValueError(f"records[{i}], of {n} bytes, can never fit (header of {recsize} bytes, "
+                                 f"fifo of {self._size} bytes); nothing stored")
+            views.append(view)
+        for stored, view in enumerate(views):
+            if self._closed:
+                exc: OSError = BrokenPipeError(f"the fifo is closed ({stored} of {len(views)} records stored)")
+            elif self.in_rec(view, recsize) != 0:
+                exc = TimeoutError(f"timed out ({stored} of {len(views)} records stored)")
+            else:
+                continue
+            exc.stored = stored  # type: ignore[attr-defined]
+            raise exc
+        return len(views)
+
+    def get_recs(self, max: int, recsize: int, timeout: float = 0) -> List[bytes]:
+        """Take up to ``max`` whole records, oldest first (``get_rec`` for many).
+
+        ``[]`` for ``max`` 0, and at end of stream (closed, no whole record
+        left); ``TimeoutError`` when no whole record is stored (the model
+        does not wait).  ``recsize`` must be 1 or 2.
+        """
+        max = _count(max, "max")
+        recsize = _recsize(recsize)
+        self._no_wait(timeout)
+        if recsize == 0:
+            raise ValueError("recsize must be 1 or 2 (a record of recsize 0 has no length to wait for)")
+        self._check()
+        taken: List[bytes] = []
+        while len(taken) < max:
+            ret, data, _ = self.out_rec(_RECORD_LIMIT[recsize], recsize)
+            if ret != 0:
+                break
+            taken.append(data)
+        if taken or max == 0 or self._closed:
+            return taken
+        raise TimeoutError("no whole record stored")
 
     def wait_avail(self, n: int, timeout: float = 0) -> bool:
         """``avail() >= n`` and not closed (``kfifo_wait_avail``, timeout 0)."""

@@ -169,7 +169,7 @@ OPERATIONS = (
     "in_rec", "from_user_rec", "out_rec", "to_user_rec",
     "peek_rec", "skip", "skip_rec", "reset", "reset_out",
     "len", "size", "avail", "is_empty", "is_full", "free",
-    "in_locked", "out_locked",
+    "in_locked", "out_locked", "put_recs", "get_recs",
 )
 
 #: Edge cases the machine looks for, with a short description.
@@ -199,6 +199,9 @@ EDGES = {
     "count >= 2**32": "OverflowError for a count that does not fit 32 bits",
     "wrong type": "TypeError for a wrong argument type",
     "content drained": "all content compared by draining and refilling",
+    "batch stored whole": "put_recs stores every record of its batch",
+    "batch stopped for room": "put_recs stores part of its batch, then times out",
+    "batch taken": "get_recs takes two records or more",
     "calls after free": "ValueError from every call after free()",
 }
 
@@ -455,6 +458,10 @@ _BAD_CALLS = [
     ("peek_rec", (3,)), ("peek_rec", (-1,)), ("peek_rec", (None,)),
     ("skip", (-1,)), ("skip", (UINT_MAX + 1,)), ("skip", (2.5,)),
     ("skip_rec", (3,)), ("skip_rec", (7,)), ("skip_rec", ("1",)), ("peek_rec", (UINT_MAX + 1,)),
+    ("put_recs", (5, 1)), ("put_recs", ([b"x", "text"], 1)), ("put_recs", ([b"x"], 3)),
+    ("put_recs", ([b"x"], -1)),
+    ("get_recs", (-1, 1)), ("get_recs", (UINT_MAX + 1, 1)), ("get_recs", (2.0, 1)),
+    ("get_recs", (2, 3)), ("get_recs", (2, 0)),
 ]
 
 _QUERIES = ("len", "avail", "size", "is_empty", "is_full")
@@ -470,6 +477,7 @@ FEATURES = {
     "emptying": ("reset", "reset_out"),
     "queries": ("len", "avail", "size", "is_empty", "is_full"),
     "locked calls": ("in_locked", "out_locked"),
+    "batches of records": ("put_recs", "get_recs"),
     "release": ("free",),
 }
 
@@ -695,6 +703,7 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
     rec_out = have("out_rec", "to_user_rec")
     drop_methods = have("skip", "reset_out", "reset") + (have("skip_rec") if rec_in else [])
     get_rec_methods = have("out_rec", "to_user_rec", "peek_rec")
+    batch_calls = have("put_recs", "get_recs")
     queries = have(*_QUERIES)
     bad_calls = [] if checks is None else [
         i for i, (name, _) in enumerate(_BAD_CALLS) if name in ops and _BAD_CATEGORY[i] in checks
@@ -1062,6 +1071,34 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
             else:
                 STATS.edges["out_rec incomplete"] += 1
 
+        @rule(lengths=st.lists(_REC_LENGTHS, max_size=4), seed=_SEEDS, kind=kind_strategy,
+              recsize=st.sampled_from(with_header or [1]), count=st.integers(0, 5))
+        def batch(self, lengths: List[Any], seed: int, kind: str, recsize: int, count: int) -> None:
+            """put_recs of up to four records, then get_recs of up to ``count``,
+            both with timeout 0 (a call that would wait raises TimeoutError on
+            both sides; what put_recs stored before shows in the queries)."""
+            self._step()
+            assert self.model is not None
+            if "put_recs" in ops:
+                self._recsize(recsize, storing=True)
+                made = [_make_data(self._length(length, recsize), (seed + 67 * i) % 251, kind)
+                        for i, length in enumerate(lengths)]
+                before = self._state()
+                res = self.call("put_recs", [d for d, _ in made], recsize, 0, refused=True,
+                                srcs=[_Lazy(lambda: "[" + ", ".join(str(src) for _, src in made) + "]"),
+                                      repr(recsize), "0"])
+                if isinstance(res, TimeoutError) and self.model.len() > before[2]:
+                    STATS.edges["batch stopped for room"] += 1
+                elif res == len(made) and len(made) > 1:
+                    STATS.edges["batch stored whole"] += 1
+                self._edges("put_recs", before, moved_in=self.model.len() - before[2])
+            if "get_recs" in ops:
+                before = self._state()
+                res = self.call("get_recs", count, recsize, 0, refused=True)
+                if isinstance(res, list) and len(res) > 1:
+                    STATS.edges["batch taken"] += 1
+                self._edges("get_recs", before, moved_out=before[2] - self.model.len())
+
         # ------------------------------------------------------------- state
         @rule(bad=st.sampled_from(bad_calls))
         def bad_call(self, bad: int) -> None:
@@ -1139,6 +1176,7 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
         "locked": not ({"in_locked", "out_locked"} <= ops and lock_factory is not None),
         "put_rec": not rec_in, "get_rec": not (rec_in and get_rec_methods), "bad_call": not bad_calls,
         "drain_and_refill": not (put_methods and get_out),
+        "batch": not batch_calls,
     }
     for rule_name, off in disabled.items():
         if off:

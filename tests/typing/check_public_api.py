@@ -58,6 +58,9 @@ def records(f: kfifo.Kfifo, recsize: int) -> Optional[bytes]:
     assert_type(total, int)
     assert_type(f.peek_rec(recsize), int)
     f.skip_rec(recsize)
+    # many records per call: any iterable of bytes-like objects in, a list out
+    assert_type(f.put_recs([b"a", bytearray(b"b"), np.zeros(2, dtype=np.uint8)], recsize, timeout=1.0), int)
+    assert_type(f.get_recs(3, recsize, timeout=0), List[bytes])
     f.put_rec(b"pong", recsize, timeout=None)
     f.close()  # records() ends at the end of the stream
     got: List[bytes] = list(f.records(recsize))
