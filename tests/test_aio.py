@@ -307,7 +307,8 @@ def test_close_wakes_every_waiting_task_with_the_sync_answer(run, make):
         ag = AsyncKfifo(g)
         g.in_(b"full")
         waits = [af.get(1), af.get_into(bytearray(1)), af.get_rec(1), af.wait_len(1),
-                 af.get_exactly(2), ag.put(b"xy"), ag.put_rec(b"x", 1), ag.wait_avail(1)]
+                 af.get_exactly(2), ag.put(b"xy"), ag.put_rec(b"x", 1), ag.wait_avail(1),
+                 af.get_recs(4, 1), ag.put_recs([b"x"], 1)]
         tasks = [asyncio.ensure_future(w) for w in waits]
         await asyncio.sleep(0.02)
         f.close()
@@ -318,6 +319,8 @@ def test_close_wakes_every_waiting_task_with_the_sync_answer(run, make):
         assert isinstance(res[5], BrokenPipeError) and res[5].stored == 0
         assert isinstance(res[6], BrokenPipeError)
         assert res[7] is False
+        assert res[8] == []
+        assert isinstance(res[9], BrokenPipeError) and res[9].stored == 0
 
     run(main)
 
@@ -327,7 +330,9 @@ BLOCKING = {
     "get_into": lambda af: af.get_into(bytearray(1)),
     "get_exactly": lambda af: af.get_exactly(4),
     "get_rec": lambda af: af.get_rec(1),
+    "get_recs": lambda af: af.get_recs(4, 1),
     "wait_len": lambda af: af.wait_len(8),
+    "put_recs": lambda af: (af.fifo.in_(b"x" * 8), af.put_recs([b"y"], 1))[1],
     "put": lambda af: (af.fifo.in_(b"x" * 8), af.put(b"y"))[1],
     "put_rec": lambda af: (af.fifo.in_(b"x" * 8), af.put_rec(b"y", 1))[1],
     "wait_avail": lambda af: (af.fifo.in_(b"x" * 8), af.wait_avail(1))[1],
@@ -543,3 +548,81 @@ def test_one_view_serves_two_loops_in_two_threads():
     asyncio.run(producer())
     t.join()
     assert got == [b"z" * 8]
+
+
+# ---- batches of records: put_recs, get_recs ------------------------------------------------
+
+
+def test_batch_calls_answer_as_the_sync_ones(run, make):
+    async def main():
+        f = make(16)
+        af = AsyncKfifo(f)
+        assert await af.put_recs([b"a", b"bc", b""], 1) == 3
+        assert await af.get_recs(2, 1) == [b"a", b"bc"]
+        assert await af.get_recs(8, 1) == [b""]
+        assert await af.get_recs(0, 1) == []
+        with pytest.raises(TimeoutError):
+            await af.get_recs(4, 1, timeout=0)
+        with pytest.raises(TimeoutError, match="1 of 2 records"):
+            await af.put_recs([b"x" * 12, b"y" * 12], 1, timeout=0.02)
+        assert f.len() == 13
+        with pytest.raises(TypeError, match=r"records\[1\]"):
+            await af.put_recs([b"z", 5], 1)
+        with pytest.raises(TypeError, match="iterable"):
+            await af.put_recs(5, 1)
+        assert f.len() == 13  # a bad batch stores nothing
+        assert await af.get_recs(8, 1) == [b"x" * 12]
+        f.close()
+        assert await af.get_recs(8, 1) == []
+        with pytest.raises(BrokenPipeError, match="0 of 1 records") as e:
+            await af.put_recs((r for r in [b"late"]), 1)
+        assert e.value.stored == 0
+
+    run(main)
+
+
+def test_put_recs_streams_records_through_to_get_recs(run, make):
+    records = [i.to_bytes(4, "little") * (i % 5) for i in range(3000)]
+
+    async def main():
+        f = make(64)
+        af = AsyncKfifo(f)
+
+        async def produce():
+            assert await af.put_recs(iter(records), 1) == len(records)
+            af.close()
+
+        async def consume():
+            got = []
+            while batch := await af.get_recs(50, 1):
+                got += batch
+            return got
+
+        _, got = await asyncio.gather(produce(), consume())
+        assert got == records
+
+    run(main)
+
+
+def test_a_cancelled_put_recs_stored_the_whole_records_progress_counts(run, make):
+    async def main():
+        f = make(16)
+        af = AsyncKfifo(f)
+        p = Progress()
+        t = asyncio.ensure_future(af.put_recs([b"1234567", b"abcdefg", b"ABCDEFG"], 1, progress=p))
+        await asyncio.sleep(0.01)
+        assert (p.stored, p.total) == (2, 3)
+        t.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await t
+        assert p.stored == 2
+        assert await af.get_recs(8, 1) == [b"1234567", b"abcdefg"]
+        t = asyncio.ensure_future(af.get_recs(8, 1))
+        await asyncio.sleep(0.01)
+        f.put_rec(b"late", 1, timeout=0)
+        t.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await t
+        assert f.get_recs(8, 1, timeout=0) == [b"late"]  # the cancelled get_recs took nothing
+
+    run(main)

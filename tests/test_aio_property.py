@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
 """kfifo.aio under random cancellation (Hypothesis): a stream of
-sequence-numbered records or bytes, from a producer thread or task, to a
+sequence-numbered records (get_rec/get_recs, put_rec/put_recs) or bytes
+(get/get_into/get_exactly, put), from a producer thread or task, to a
 consumer task whose calls are cancelled after a random number of loop
 turns (so at any of their await points, or before they start, or after
 they finished); a producer task is cancelled the same way and sends again
-what its cancelled call did not store (nothing for put_rec, the rest after
-``progress.stored`` for put).  Whatever the timing, the consumer must see
+what its cancelled call did not store (all of it for put_rec, the rest
+after ``progress.stored`` for put and put_recs).  Whatever the timing, the consumer must see
 every record and byte once, in order."""
 import asyncio
 import itertools
@@ -48,14 +49,15 @@ async def cancel_after(task, turns):
         return False, None
 
 
-async def consume_records(af, schedule):
+async def consume_records(af, schedule, ways):
     got = []
-    for turns in itertools.cycle(schedule):
-        ok, rec = await cancel_after(asyncio.ensure_future(af.get_rec(1)), turns)
+    for turns, way in zip(itertools.cycle(schedule), itertools.cycle(ways)):
+        call = af.get_rec(1) if way == 0 else af.get_recs(way * 3, 1)
+        ok, res = await cancel_after(asyncio.ensure_future(call), turns)
         if ok:
-            if rec is None:
+            if res is None or res == []:
                 return got
-            got.append(rec)
+            got += [res] if way == 0 else res
 
 
 async def consume_bytes(af, schedule, ways):
@@ -86,11 +88,21 @@ async def consume_bytes(af, schedule, ways):
         got += res
 
 
-async def produce_records(af, schedule):
+async def produce_records(af, schedule, ways):
     turns = itertools.cycle(schedule)
-    for i in range(RECORDS):
-        while not (await cancel_after(asyncio.ensure_future(af.put_rec(record(i), 1)), next(turns)))[0]:
-            pass  # cancelled: it stored nothing, send it again
+    i = 0
+    for way in itertools.cycle(ways):
+        if i == RECORDS:
+            break
+        if way == 0:
+            ok, _ = await cancel_after(asyncio.ensure_future(af.put_rec(record(i), 1)), next(turns))
+            i += ok  # cancelled: it stored nothing, send it again
+        else:
+            batch = [record(k) for k in range(i, min(RECORDS, i + way * 4))]
+            p = Progress()
+            ok, _ = await cancel_after(asyncio.ensure_future(af.put_recs(batch, 1, progress=p)), next(turns))
+            assert p.stored == len(batch) if ok else p.stored <= len(batch)
+            i += p.stored  # cancelled: the records after progress.stored again
     af.close()
 
 
@@ -140,10 +152,13 @@ def test_random_cancellation_loses_and_duplicates_nothing(kind, producer, size, 
             thread.start()
             prod = asyncio.sleep(0)
         elif kind == "records":
-            prod = produce_records(af, producer_schedule)
+            prod = produce_records(af, producer_schedule, ways)
         else:
             prod = produce_bytes(af, producer_schedule)
-        cons = consume_records(af, consumer_schedule) if kind == "records" else consume_bytes(af, consumer_schedule, ways)
+        if kind == "records":
+            cons = consume_records(af, consumer_schedule, ways)
+        else:
+            cons = consume_bytes(af, consumer_schedule, ways)
         try:
             _, got = await asyncio.wait_for(asyncio.gather(prod, cons), 30)
         finally:

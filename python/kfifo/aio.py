@@ -13,8 +13,9 @@ b'hello'
 
 ``AsyncKfifo(f)`` is a view of a fifo, as janus's ``async_q`` is of its
 queue: the same names as the blocking calls of ``Kfifo`` (put, get,
-get_into, get_exactly, put_rec, get_rec, records, wait_avail, wait_len),
-with the same arguments, results, errors and end of stream, but awaited.
+get_into, get_exactly, put_rec, get_rec, put_recs, get_recs, records,
+wait_avail, wait_len), with the same arguments, results, errors and end
+of stream, but awaited.
 The sync fifo stays one type, and code moves between the two faces by
 adding or removing ``await``.  (``Kfifo`` is a C type without a ``__dict__``
 or weak references, so it cannot cache a view of itself: make one view per
@@ -33,9 +34,10 @@ when a waiting task is cancelled or its loop closes.
 
 Cancellation is exact: a call takes or stores nothing at an ``await``, only
 between them, so a cancelled ``get``/``get_into``/``get_exactly``/
-``get_rec`` took nothing, and a cancelled ``put_rec`` stored nothing (a
-record is stored whole).  A ``put`` streams, so it may have stored part of
-its data when it is cancelled: pass ``progress=Progress()`` and read
+``get_rec``/``get_recs`` took nothing, and a cancelled ``put_rec`` stored
+nothing (a record is stored whole).  A ``put`` streams, and ``put_recs``
+stores record after record, so either may have stored part of its data
+when it is cancelled: pass ``progress=Progress()`` and read
 ``progress.stored`` afterwards (a cancelled task's ``CancelledError`` is
 re-created by asyncio, so an attribute on it would not reach the caller).
 """
@@ -46,7 +48,7 @@ import math
 import time
 import weakref
 import operator
-from typing import TYPE_CHECKING, AsyncIterator, Callable, Literal, Optional, Set, Tuple, TypeVar
+from typing import TYPE_CHECKING, AsyncIterator, Callable, Iterable, List, Literal, Optional, Set, Tuple, TypeVar
 
 from kfifo import Kfifo
 
@@ -62,12 +64,14 @@ _NO_LIMIT = 1e9  # seconds; as in the sync calls, a longer timeout is no limit
 
 
 class Progress:
-    """What a :meth:`AsyncKfifo.put` stored so far (pass one as ``progress=``).
+    """What a :meth:`AsyncKfifo.put` or :meth:`AsyncKfifo.put_recs` stored so far.
 
-    ``stored`` is the count of bytes this call stored, updated before every
+    Pass one as ``progress=``.  ``stored`` is the count of bytes (``put``)
+    or whole records (``put_recs``) the call stored, updated before every
     ``await`` of the call, so after a cancellation (``task.cancel()``,
-    ``asyncio.timeout()``, ``wait_for``, a TaskGroup) it says exactly how much
-    of the data is in the fifo; ``total`` is the length of the data.
+    ``asyncio.timeout()``, ``wait_for``, a TaskGroup) it says exactly how
+    much is in the fifo; ``total`` is the length of the data (the count of
+    records).
     """
 
     __slots__ = ("stored", "total")
@@ -338,6 +342,11 @@ class AsyncKfifo:
         fifo = self._fifo
         return await self._call("data", "get_rec", lambda: fifo.get_rec(recsize, 0), timeout)
 
+    async def get_recs(self, max: int, recsize: int, timeout: Optional[float] = None) -> List[bytes]:
+        """Wait for a whole record, then take up to ``max`` records (``[]`` at end of stream)."""
+        fifo = self._fifo
+        return await self._call("data", "get_recs", lambda: fifo.get_recs(max, recsize, 0), timeout)
+
     def records(self, recsize: int) -> AsyncIterator[bytes]:
         """``async for rec in view.records(recsize)``: records until end of stream."""
         self._fifo.records(recsize)  # the sync call's checks (recsize 1 or 2, not freed)
@@ -383,6 +392,54 @@ class AsyncKfifo:
         fifo = self._fifo
         await self._call("room", "put_rec", lambda: fifo.put_rec(data, recsize, 0), timeout,
                          lambda: _put_error(TimeoutError, "Kfifo.put_rec(): timed out (nothing stored)", 0))
+
+    async def put_recs(self, records: Iterable[_Buffer], recsize: int, timeout: Optional[float] = None,
+                       *, progress: Optional[Progress] = None) -> int:
+        """``put_rec`` for every record, in order, each whole; returns the count.
+
+        As the sync call, every record is checked before any is stored;
+        ``TimeoutError``/``BrokenPipeError`` carry ``stored``, the records
+        this call stored, and ``progress.stored`` says the same at every
+        moment (so after a cancellation): a prefix of whole records.
+        """
+        deadline = _deadline(timeout, "put_recs")
+        fifo = self._fifo
+        try:
+            items = records if isinstance(records, (list, tuple)) else list(records)
+        except TypeError:  # not iterable: the sync call says so in its words
+            fifo.put_recs(records, recsize, 0)
+            raise
+        total = len(items)
+        if progress is not None:
+            progress.stored, progress.total = 0, total
+        try:
+            return fifo.put_recs(items, recsize, 0)  # checks every record first
+        except (TimeoutError, BrokenPipeError) as e:
+            done: int = e.stored  # type: ignore[union-attr]
+            if progress is not None:
+                progress.stored = done
+            if timeout == 0 or isinstance(e, BrokenPipeError):
+                raise
+
+        def attempt() -> int:
+            nonlocal done
+            try:
+                done += fifo.put_recs(items[done:], recsize, 0)
+            except TimeoutError as e:
+                done += e.stored  # type: ignore[attr-defined]
+                raise
+            except BrokenPipeError as e:
+                done += e.stored  # type: ignore[attr-defined]
+                raise _put_error(BrokenPipeError, "Kfifo.put_recs(): the fifo is closed "
+                                 f"({done} of {total} records stored by this call)", done) from None
+            finally:
+                if progress is not None:
+                    progress.stored = done
+            return done
+
+        return await self._retry("room", attempt, deadline,
+                                 lambda: _put_error(TimeoutError, f"Kfifo.put_recs(): timed out ({done} of "
+                                                    f"{total} records stored by this call)", done))
 
     async def put(self, data: _Buffer, timeout: Optional[float] = None, *,
                   progress: Optional[Progress] = None) -> None:
