@@ -9,7 +9,7 @@ def test_bench_async_prints_every_workload_and_the_targets(run_script):
                   "64 KiB chunks, producer thread -> asyncio consumer",
                   "16 B records, producer process -> asyncio consumer"):
         assert title in proc.stdout
-    for row in ("kfifo aio (batch per wake-up)", "call_soon_threadsafe + asyncio.Queue",
+    for row in ("kfifo aio get_recs", "call_soon_threadsafe + asyncio.Queue", "kfifo aio get_recs, shared fifo",
                 "kfifo two threads (sync)", "run_in_executor(None, mp.Queue.get)"):
         assert f"| {row} |" in proc.stdout
     assert "- records, process:" in proc.stdout and "Load average" in proc.stdout
