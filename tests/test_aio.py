@@ -17,6 +17,9 @@ import pytest
 from kfifo import Kfifo
 from kfifo.aio import AsyncKfifo, Progress
 
+# the loop waits on notifiers, which are Linux-only (docs/notifiers.md)
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="notifiers are Linux-only")
+
 try:
     import uvloop
 except ImportError:  # pragma: no cover - the test extra installs it

@@ -17,6 +17,9 @@ import pytest
 import _aio_peers as peers
 from kfifo import Kfifo
 
+# the loop waits on notifiers, which are Linux-only (docs/notifiers.md)
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="notifiers are Linux-only")
+
 ROOT = Path(__file__).resolve().parent.parent
 METHODS = ["fork", "spawn"]
 

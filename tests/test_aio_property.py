@@ -6,18 +6,23 @@ consumer task whose calls are cancelled after a random number of loop
 turns (so at any of their await points, or before they start, or after
 they finished); a producer task is cancelled the same way and sends again
 what its cancelled call did not store (all of it for put_rec, the rest
-after ``progress.stored`` for put and put_recs).  Whatever the timing, the consumer must see
-every record and byte once, in order."""
+after ``progress.stored`` for put and put_recs).  Whatever the timing,
+the consumer must see every record and byte once, in order."""
 import asyncio
 import itertools
 import struct
+import sys
 import threading
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kfifo import Kfifo
 from kfifo.aio import AsyncKfifo, Progress
+
+# the loop waits on notifiers, which are Linux-only (docs/notifiers.md)
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="notifiers are Linux-only")
 
 RECORDS = 150
 BYTES = 3000
