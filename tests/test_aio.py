@@ -560,7 +560,9 @@ def test_batch_calls_answer_as_the_sync_ones(run, make):
     async def main():
         f = make(16)
         af = AsyncKfifo(f)
-        assert await af.put_recs([b"a", b"bc", b""], 1) == 3
+        p = Progress()
+        assert await af.put_recs([b"a", b"bc", b""], 1, progress=p) == 3
+        assert (p.stored, p.total) == (3, 3)  # also when it never waited
         assert await af.get_recs(2, 1) == [b"a", b"bc"]
         assert await af.get_recs(8, 1) == [b""]
         assert await af.get_recs(0, 1) == []

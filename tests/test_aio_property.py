@@ -41,16 +41,17 @@ def byte_stream():
 
 
 async def cancel_after(task, turns):
-    """Let *task* run *turns* loop turns, then cancel it; its result or None."""
+    """Let *task* run *turns* loop turns, then cancel it; (finished, result)."""
+    ours = False
     if turns is not None:
         for _ in range(turns):
             await asyncio.sleep(0)
-        task.cancel()
+        ours = task.cancel()
     try:
         return True, await task
     except asyncio.CancelledError:
-        if not task.cancelled():  # the cancel was ours, not the caller's
-            raise
+        if not (ours and task.cancelled()):
+            raise  # the caller was cancelled, not only the call
         return False, None
 
 

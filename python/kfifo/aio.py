@@ -413,13 +413,17 @@ class AsyncKfifo:
         if progress is not None:
             progress.stored, progress.total = 0, total
         try:
-            return fifo.put_recs(items, recsize, 0)  # checks every record first
+            done: int = fifo.put_recs(items, recsize, 0)  # checks every record first
         except (TimeoutError, BrokenPipeError) as e:
-            done: int = e.stored  # type: ignore[union-attr]
+            done = e.stored  # type: ignore[union-attr]
             if progress is not None:
                 progress.stored = done
             if timeout == 0 or isinstance(e, BrokenPipeError):
                 raise
+        else:
+            if progress is not None:
+                progress.stored = done
+            return done
 
         def attempt() -> int:
             nonlocal done
