@@ -15,8 +15,7 @@ b'hello'
 queue: the same names as the blocking calls of ``Kfifo`` (put, get,
 get_into, get_exactly, put_rec, get_rec, put_recs, get_recs, records,
 wait_avail, wait_len), with the same arguments, results, errors and end
-of stream, but awaited.
-The sync fifo stays one type, and code moves between the two faces by
+of stream, but awaited.  The sync fifo stays one type, and code moves between the two faces by
 adding or removing ``await``.  (``Kfifo`` is a C type without a ``__dict__``
 or weak references, so it cannot cache a view of itself: make one view per
 fifo and share it among the tasks.)
@@ -45,9 +44,9 @@ from __future__ import annotations
 
 import asyncio
 import math
+import operator
 import time
 import weakref
-import operator
 from typing import TYPE_CHECKING, AsyncIterator, Callable, Iterable, List, Literal, Optional, Set, Tuple, TypeVar
 
 from kfifo import Kfifo
@@ -87,9 +86,9 @@ class Progress:
 def _deadline(timeout: object, method: str) -> Optional[float]:
     """timeout in seconds -> a deadline in time.monotonic(), None for no limit.
 
-    Not the loop's clock: uvloop's counts whole milliseconds, and a timeout
-    must never end early.
-    The same rules and messages as the sync calls (docs/spec.md, Python waiting).
+    The same rules and messages as the sync calls (docs/spec.md 3.4).  Not
+    the loop's clock: uvloop's counts whole milliseconds, and a timeout must
+    never end early.
     """
     if timeout is None:
         return None
@@ -227,12 +226,11 @@ class _Waker:
 class _Session:
     """A call's use of a waker: ``with`` it around the retry loop."""
 
-    __slots__ = ("_view", "_direction", "waker", "_done")
+    __slots__ = ("_view", "_direction", "waker")
 
     def __init__(self, view: AsyncKfifo, direction: _Direction) -> None:
         self._view = view
         self._direction = direction
-        self._done = False
 
     def __enter__(self) -> _Waker:
         loop = asyncio.get_running_loop()
