@@ -312,6 +312,16 @@ STREAMS = [
 
 @pytest.mark.parametrize("method, parent, child", STREAMS, ids=["-".join(s) for s in STREAMS])
 def test_stream_between_a_notifier_side_and_a_blocking_side_across_processes(method, parent, child):
+    run_stream(method, parent, child)
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_uvloop_consumer_fed_by_a_blocking_producer_process(method):
+    pytest.importorskip("uvloop")
+    run_stream(method, "uvloop-consume", "plain-produce")
+
+
+def run_stream(method, parent, child):
     total, seed = 200_000, 7
     c = ctx(method)
     f = Kfifo(64, shared=True)
