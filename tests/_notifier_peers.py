@@ -96,10 +96,21 @@ def async_consume_sync(f, total=None, seed=None):
     return asyncio.run(async_consume(f))
 
 
+def uvloop_consume_sync(f, total=None, seed=None):
+    import uvloop
+
+    loop = uvloop.new_event_loop()
+    try:
+        return loop.run_until_complete(async_consume(f))
+    finally:
+        loop.close()
+
+
 SIDES = {
     "notifier-consume": notifier_consume,
     "notifier-produce": notifier_produce,
     "asyncio-consume": async_consume_sync,
+    "uvloop-consume": uvloop_consume_sync,
     "plain-consume": plain.consume_bytes,
     "plain-produce": plain.produce_bytes,
 }

@@ -1198,7 +1198,11 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_shared(struct kfifo *fifo);
  * then fails with -EBUSY: nothing is lost, wait otherwise); the processes
  * must share a network namespace (abstract socket names are per
  * namespace); a slot whose process died is freed by the first publisher
- * that signals it or by an arm() that finds no free slot.
+ * that signals it or by an arm() that finds no free slot.  A hostile
+ * process that writes the slots can make this process's notifiers miss
+ * signals (wait with a timeout) or make its publishers send one-byte
+ * datagrams to other kfifo notifiers' names (spurious wake-ups); nothing
+ * else: the slots are words it only compares, exchanges and names.
  *
  * Availability: Linux with futexes; with KFIFO_WAIT_FALLBACK and on other
  * systems kfifo_notifier_open() returns -ENOSYS.

@@ -38,7 +38,8 @@
  * it reads the registrations (N).
  *
  *   - P2 reads 0: by the argument of kfifo_wake.h (membarrier() after W1,
- *     or seq_cst throughout for handles) W2 sees P1: the check succeeds.
+ *     or seq_cst throughout for handles: kfifo__meet() reads the index
+ *     seq_cst) W2 sees P1: the check succeeds.
  *   - Else X1 and X2 are RMWs of one word, so one reads the other (or a
  *     later RMW, all of which continue its release sequence) and
  *     synchronises with it: X1 first, then P1 happens before W2, which
@@ -480,14 +481,25 @@ void kfifo__notify(struct kfifo *fifo, unsigned int *seq)
 		kfifo__signal_registry(fifo, dir);
 }
 
-/* X2 of the argument at the top: after R (and W1), before the check. */
+/*
+ * X2 of the argument at the top: after R (and W1), before the check.
+ * Then seq_cst loads of the index and @closed, the W2 that kfifo_wake.h
+ * asks for on the fenced path: the caller's own check may read them with
+ * acquire loads only, which read the same values or later ones.
+ */
 static void kfifo__meet(struct kfifo_notifier *n)
 {
 	enum kfifo__kind kind = n->handle ? KFIFO__HANDLE : KFIFO__ORDINARY;
+	enum kfifo__dir dir = (enum kfifo__dir)n->dir;
 
-	__atomic_fetch_add(kfifo__seq_word(n->fifo, kind,
-					   (enum kfifo__dir)n->dir),
-			   0, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(kfifo__seq_word(n->fifo, kind, dir), 0,
+			   __ATOMIC_SEQ_CST);
+	(void)__atomic_load_n(dir == KFIFO__DATA_DIR
+				      ? kfifo__in_word(n->fifo, kind)
+				      : kfifo__out_word(n->fifo, kind),
+			      __ATOMIC_SEQ_CST);
+	(void)__atomic_load_n(kfifo__closed_word(n->fifo, kind),
+			      __ATOMIC_SEQ_CST);
 }
 
 /* ---- the API --------------------------------------------------------------- */

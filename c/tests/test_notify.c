@@ -9,7 +9,8 @@
  * sequence-checked stream between an epoll consumer and a poll() producer
  * that both wait only on notifiers, with two more armed notifiers per
  * direction that must each be woken, and a second fifo's stream at the
- * same time.  Across fork(): a shared fifo with a notifier consumer in one
+ * same time, on both publication paths (membarrier() and fenced); a
+ * ping-pong where every round sleeps and wakes on notifiers.  Across fork(): a shared fifo with a notifier consumer in one
  * process and a plain blocking producer in the other, both ways; a child
  * that dies armed (its slot and waiter freed by the next publisher, or by
  * an arm that finds no free slot); a notifier inherited by a child.
@@ -399,6 +400,96 @@ static void test_stream_between_notifier_waiters(void)
 	kt_watchdog(0, "");
 }
 
+/* ---- a ping-pong: every round a sleep and a wake-up ---------------------- */
+
+struct pong {
+	struct kfifo *to, *from; /* this side writes @to, reads @from */
+	unsigned long long rounds;
+	int failed;              /* atomic */
+};
+
+/* Send one byte, then wait (poll on a data notifier of @from) for the
+ * answer, which must be the same byte: a lost wake-up hangs (the
+ * watchdog fails the test), a wrong byte fails it. */
+static void *pong_main(void *arg)
+{
+	struct pong *p = arg;
+	struct kfifo_notifier *n;
+	unsigned long long i;
+	unsigned char b, got;
+
+	if (kfifo_notifier_open(&n, p->from, KFIFO_NOTIFY_DATA) != 0 ||
+	    kfifo_notifier_arm(n) != 0) {
+		__atomic_store_n(&p->failed, 1, __ATOMIC_SEQ_CST);
+		return NULL;
+	}
+	for (i = 0; i < p->rounds; i++) {
+		b = (unsigned char)i;
+		if (kfifo_in(p->to, &b, 1) != 1)
+			__atomic_store_n(&p->failed, 2, __ATOMIC_SEQ_CST);
+		while (kfifo_out(p->from, &got, 1) == 0) {
+			if (!readable(kfifo_notifier_fd(n), 10000)) {
+				__atomic_store_n(&p->failed, 3,
+						 __ATOMIC_SEQ_CST);
+				kfifo_notifier_close(n);
+				return NULL;
+			}
+			kfifo_notifier_clear(n);
+		}
+		if (got != b)
+			__atomic_store_n(&p->failed, 4, __ATOMIC_SEQ_CST);
+	}
+	kfifo_notifier_close(n);
+	return NULL;
+}
+
+static void ping_pong(unsigned long long rounds)
+{
+	struct kfifo a, b;
+	unsigned char abuf[4], bbuf[4];
+	struct pong p[2];
+	pthread_t t[2];
+	int i;
+
+	CHECK_INT(kfifo_init(&a, abuf, sizeof(abuf)), 0);
+	CHECK_INT(kfifo_init(&b, bbuf, sizeof(bbuf)), 0);
+	p[0] = (struct pong){ &a, &b, rounds, 0 };
+	p[1] = (struct pong){ &b, &a, rounds, 0 };
+	for (i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, pong_main, &p[i]);
+	for (i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		CHECK_INT(p[i].failed, 0);
+	}
+	CHECK_UINT(a.kfifo__data_waiters + b.kfifo__data_waiters, 0);
+}
+
+static void test_ping_pong_on_notifiers(void)
+{
+	unsigned long long rounds =
+		th_env_ull("KFIFO_NOTIFY_PINGPONG", 20000);
+	unsigned char saved = kfifo__membarrier_ready;
+
+	kt_watchdog(240, "test_ping_pong_on_notifiers");
+	th_context("membarrier: %d", saved);
+	ping_pong(rounds);
+	/* and the publishers' fenced path (kfifo_wake.h) */
+	kfifo__membarrier_ready = 0;
+	th_context("fenced");
+	ping_pong(rounds);
+	kfifo__membarrier_ready = saved;
+	kt_watchdog(0, "");
+}
+
+static void test_stream_on_the_fenced_path(void)
+{
+	unsigned char saved = kfifo__membarrier_ready;
+
+	kfifo__membarrier_ready = 0;
+	test_stream_between_notifier_waiters();
+	kfifo__membarrier_ready = saved;
+}
+
 /* ---- across fork() ------------------------------------------------------- */
 
 #define XP_SIZE 64u
@@ -637,6 +728,8 @@ int main(void)
 	RUN_TEST(test_readiness_rules_handle);
 	RUN_TEST(test_slot_limit);
 	RUN_TEST(test_stream_between_notifier_waiters);
+	RUN_TEST(test_stream_on_the_fenced_path);
+	RUN_TEST(test_ping_pong_on_notifiers);
 	RUN_TEST(test_fork_notifier_consumer_plain_producer);
 	RUN_TEST(test_fork_notifier_producer_plain_consumer);
 	RUN_TEST(test_dead_process_slot_freed);
