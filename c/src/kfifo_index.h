@@ -84,6 +84,24 @@ KFIFO__INLINE unsigned int kfifo__avail_for(struct kfifo *fifo,
 	return avail;
 }
 
+/*
+ * The zero-copy calls' fast path (kfifo_region.c): whether @n bytes fit
+ * in the space the cached @out shows and that cache is valid for @in, so
+ * that kfifo__avail_for() would neither refresh nor cut @n, and @n is not
+ * 0.  One unsigned compare covers both bounds (@n - 1 wraps to UINT_MAX
+ * for 0, and the space is at most the size, at most 2^31), which saves
+ * the clamp and the zero test the general path makes after the fact.
+ */
+KFIFO__INLINE int kfifo__room_cached(struct kfifo *fifo, unsigned int in,
+				     unsigned int n, enum kfifo__kind kind)
+{
+	unsigned int avail =
+		fifo->size - kfifo__used(fifo, in, fifo->kfifo__out_cache, kind);
+
+	return __builtin_expect(n - 1 < avail && in == fifo->kfifo__in_seen,
+				1);
+}
+
 /* The producer publishes @in (and wakes waiting consumers, see
  * kfifo__set_in()) and notes that the cached @out is relative to it. */
 KFIFO__INLINE void kfifo__publish_in(struct kfifo *fifo, unsigned int in,
@@ -109,6 +127,15 @@ KFIFO__INLINE unsigned int kfifo__len_for(struct kfifo *fifo,
 		len = kfifo__used(fifo, in, out, kind);
 	}
 	return len;
+}
+
+/* The consumer's mirror image of kfifo__room_cached(). */
+KFIFO__INLINE int kfifo__data_cached(struct kfifo *fifo, unsigned int out,
+				     unsigned int n, enum kfifo__kind kind)
+{
+	unsigned int len = kfifo__used(fifo, fifo->kfifo__in_cache, out, kind);
+
+	return __builtin_expect(n - 1 < len && out == fifo->kfifo__out_seen, 1);
 }
 
 /* The consumer's mirror image of kfifo__publish_in(). */
