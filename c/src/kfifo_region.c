@@ -54,7 +54,7 @@ KFIFO__INLINE unsigned int kfifo__in_prepare(struct kfifo *fifo,
 		kfifo__regions(fifo, in, n, r);
 		return n;
 	}
-	avail = kfifo__avail_for(fifo, in, n, kind);
+	avail = kfifo__avail_fresh(fifo, in, kind);
 	if (n > avail)
 		n = avail;
 	if (n == 0)
@@ -70,7 +70,7 @@ KFIFO__INLINE unsigned int kfifo__in_finish(struct kfifo *fifo,
 	unsigned int avail;
 
 	if (!kfifo__room_cached(fifo, in, n, kind)) {
-		avail = kfifo__avail_for(fifo, in, n, kind);
+		avail = kfifo__avail_fresh(fifo, in, kind);
 		if (n > avail)
 			n = avail;
 		if (n == 0)
@@ -91,7 +91,7 @@ KFIFO__INLINE unsigned int kfifo__out_prepare(struct kfifo *fifo,
 		kfifo__regions(fifo, out, n, r);
 		return n;
 	}
-	len = kfifo__len_for(fifo, out, n, kind);
+	len = kfifo__len_fresh(fifo, out, kind);
 	if (n > len)
 		n = len;
 	if (n == 0)
@@ -107,7 +107,7 @@ KFIFO__INLINE unsigned int kfifo__out_finish(struct kfifo *fifo,
 	unsigned int len;
 
 	if (!kfifo__data_cached(fifo, out, n, kind)) {
-		len = kfifo__len_for(fifo, out, n, kind);
+		len = kfifo__len_fresh(fifo, out, kind);
 		if (n > len)
 			n = len;
 		if (n == 0)
