@@ -110,8 +110,8 @@ KFIFO__INLINE int kfifo__room_cached(struct kfifo *fifo, unsigned int in,
 	unsigned int avail =
 		fifo->size - kfifo__used(fifo, in, fifo->kfifo__out_cache, kind);
 
-	return __builtin_expect(n - 1 < avail && in == fifo->kfifo__in_seen,
-				1);
+	return (int)__builtin_expect(
+		n - 1 < avail && in == fifo->kfifo__in_seen, 1);
 }
 
 /* The producer publishes @in (and wakes waiting consumers, see
@@ -154,7 +154,8 @@ KFIFO__INLINE int kfifo__data_cached(struct kfifo *fifo, unsigned int out,
 {
 	unsigned int len = kfifo__used(fifo, fifo->kfifo__in_cache, out, kind);
 
-	return __builtin_expect(n - 1 < len && out == fifo->kfifo__out_seen, 1);
+	return (int)__builtin_expect(
+		n - 1 < len && out == fifo->kfifo__out_seen, 1);
 }
 
 /* The consumer's mirror image of kfifo__publish_in(). */
