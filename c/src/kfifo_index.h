@@ -67,6 +67,19 @@ KFIFO__INLINE unsigned int kfifo__snapshot(struct kfifo *fifo, int order)
  * orders this thread after the other side's release, so using it later is
  * as safe as using it at once.
  */
+/* The free space from a fresh load of @out, which refreshes the cache
+ * (kfifo__avail_for() below). */
+KFIFO__INLINE unsigned int kfifo__avail_fresh(struct kfifo *fifo,
+					      unsigned int in,
+					      enum kfifo__kind kind)
+{
+	unsigned int out = kfifo__load_acquire(kfifo__out_word(fifo, kind));
+
+	fifo->kfifo__out_cache = out;
+	fifo->kfifo__in_seen = in;
+	return fifo->size - kfifo__used(fifo, in, out, kind);
+}
+
 KFIFO__INLINE unsigned int kfifo__avail_for(struct kfifo *fifo,
 					    unsigned int in, unsigned int need,
 					    enum kfifo__kind kind)
@@ -74,14 +87,31 @@ KFIFO__INLINE unsigned int kfifo__avail_for(struct kfifo *fifo,
 	unsigned int avail =
 		fifo->size - kfifo__used(fifo, in, fifo->kfifo__out_cache, kind);
 
-	if (need > avail || in != fifo->kfifo__in_seen) {
-		unsigned int out = kfifo__load_acquire(kfifo__out_word(fifo, kind));
-
-		fifo->kfifo__out_cache = out;
-		fifo->kfifo__in_seen = in;
-		avail = fifo->size - kfifo__used(fifo, in, out, kind);
-	}
+	if (need > avail || in != fifo->kfifo__in_seen)
+		avail = kfifo__avail_fresh(fifo, in, kind);
 	return avail;
+}
+
+/*
+ * The zero-copy calls' fast path (kfifo_region.c): whether @n bytes fit
+ * in the space the cached @out shows and that cache is valid for @in, so
+ * that kfifo__avail_for() would neither refresh nor cut @n, and @n is not
+ * 0.  One unsigned compare covers both bounds (@n - 1 wraps to UINT_MAX
+ * for 0, and the space is at most the size, at most 2^31), which saves
+ * the clamp and the zero test the general path makes after the fact.
+ * When it fails, the caller refreshes at once (kfifo__avail_fresh()),
+ * without testing the cache a second time: for @n = 0 that refresh is
+ * one that kfifo__avail_for() would have skipped, harmless (the cache
+ * only gets newer) and the result is 0 either way.
+ */
+KFIFO__INLINE int kfifo__room_cached(struct kfifo *fifo, unsigned int in,
+				     unsigned int n, enum kfifo__kind kind)
+{
+	unsigned int avail =
+		fifo->size - kfifo__used(fifo, in, fifo->kfifo__out_cache, kind);
+
+	return (int)__builtin_expect(
+		n - 1 < avail && in == fifo->kfifo__in_seen, 1);
 }
 
 /* The producer publishes @in (and wakes waiting consumers, see
@@ -93,6 +123,18 @@ KFIFO__INLINE void kfifo__publish_in(struct kfifo *fifo, unsigned int in,
 	fifo->kfifo__in_seen = in;
 }
 
+/* The consumer's mirror image of kfifo__avail_fresh(). */
+KFIFO__INLINE unsigned int kfifo__len_fresh(struct kfifo *fifo,
+					    unsigned int out,
+					    enum kfifo__kind kind)
+{
+	unsigned int in = kfifo__load_acquire(kfifo__in_word(fifo, kind));
+
+	fifo->kfifo__in_cache = in;
+	fifo->kfifo__out_seen = out;
+	return kfifo__used(fifo, in, out, kind);
+}
+
 /* The consumer's mirror image: the fill level, at least @need if the fifo
  * holds that much. */
 KFIFO__INLINE unsigned int kfifo__len_for(struct kfifo *fifo,
@@ -101,14 +143,19 @@ KFIFO__INLINE unsigned int kfifo__len_for(struct kfifo *fifo,
 {
 	unsigned int len = kfifo__used(fifo, fifo->kfifo__in_cache, out, kind);
 
-	if (need > len || out != fifo->kfifo__out_seen) {
-		unsigned int in = kfifo__load_acquire(kfifo__in_word(fifo, kind));
-
-		fifo->kfifo__in_cache = in;
-		fifo->kfifo__out_seen = out;
-		len = kfifo__used(fifo, in, out, kind);
-	}
+	if (need > len || out != fifo->kfifo__out_seen)
+		len = kfifo__len_fresh(fifo, out, kind);
 	return len;
+}
+
+/* The consumer's mirror image of kfifo__room_cached(). */
+KFIFO__INLINE int kfifo__data_cached(struct kfifo *fifo, unsigned int out,
+				     unsigned int n, enum kfifo__kind kind)
+{
+	unsigned int len = kfifo__used(fifo, fifo->kfifo__in_cache, out, kind);
+
+	return (int)__builtin_expect(
+		n - 1 < len && out == fifo->kfifo__out_seen, 1);
 }
 
 /* The consumer's mirror image of kfifo__publish_in(). */

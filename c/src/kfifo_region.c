@@ -48,8 +48,13 @@ KFIFO__INLINE unsigned int kfifo__in_prepare(struct kfifo *fifo,
 					     unsigned int n, enum kfifo__kind kind)
 {
 	unsigned int in = kfifo__own_in(fifo, kind);
-	unsigned int avail = kfifo__avail_for(fifo, in, n, kind);
+	unsigned int avail;
 
+	if (kfifo__room_cached(fifo, in, n, kind)) {
+		kfifo__regions(fifo, in, n, r);
+		return n;
+	}
+	avail = kfifo__avail_fresh(fifo, in, kind);
 	if (n > avail)
 		n = avail;
 	if (n == 0)
@@ -62,12 +67,15 @@ KFIFO__INLINE unsigned int kfifo__in_finish(struct kfifo *fifo,
 					    unsigned int n, enum kfifo__kind kind)
 {
 	unsigned int in = kfifo__own_in(fifo, kind);
-	unsigned int avail = kfifo__avail_for(fifo, in, n, kind);
+	unsigned int avail;
 
-	if (n > avail)
-		n = avail;
-	if (n == 0)
-		return 0;
+	if (!kfifo__room_cached(fifo, in, n, kind)) {
+		avail = kfifo__avail_fresh(fifo, in, kind);
+		if (n > avail)
+			n = avail;
+		if (n == 0)
+			return 0;
+	}
 	kfifo__publish_in(fifo, in + n, kind);
 	return n;
 }
@@ -77,8 +85,13 @@ KFIFO__INLINE unsigned int kfifo__out_prepare(struct kfifo *fifo,
 					      unsigned int n, enum kfifo__kind kind)
 {
 	unsigned int out = kfifo__own_out(fifo, kind);
-	unsigned int len = kfifo__len_for(fifo, out, n, kind);
+	unsigned int len;
 
+	if (kfifo__data_cached(fifo, out, n, kind)) {
+		kfifo__regions(fifo, out, n, r);
+		return n;
+	}
+	len = kfifo__len_fresh(fifo, out, kind);
 	if (n > len)
 		n = len;
 	if (n == 0)
@@ -91,12 +104,15 @@ KFIFO__INLINE unsigned int kfifo__out_finish(struct kfifo *fifo,
 					     unsigned int n, enum kfifo__kind kind)
 {
 	unsigned int out = kfifo__own_out(fifo, kind);
-	unsigned int len = kfifo__len_for(fifo, out, n, kind);
+	unsigned int len;
 
-	if (n > len)
-		n = len;
-	if (n == 0)
-		return 0;
+	if (!kfifo__data_cached(fifo, out, n, kind)) {
+		len = kfifo__len_fresh(fifo, out, kind);
+		if (n > len)
+			n = len;
+		if (n == 0)
+			return 0;
+	}
 	kfifo__publish_out(fifo, out + n, kind);
 	return n;
 }
