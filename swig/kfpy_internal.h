@@ -211,6 +211,12 @@ int kf_out_into_call(kfpy_kfifo *k, const char *method, void *to,
 		     unsigned int n, unsigned int *r);
 PyObject *kf_out_common(kfpy_kfifo *k, enum kf_op op, const char *method,
 			unsigned int n, kfpy_spinlock *lock);
+/* the common cases of in_rec/put_rec and out_rec/get_rec: 1 done, 0 take
+ * the general path (nothing done), -1 with an exception (kfpy_io.c) */
+int kf_in_rec_fast(kfpy_kfifo *k, const void *from, unsigned int n,
+		   unsigned int recsize, unsigned int *r);
+int kf_take_rec_fast(kfpy_kfifo *k, unsigned int recsize, unsigned int max,
+		     PyObject **data, unsigned int *len);
 int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
 		PyObject **data, unsigned int *ret, unsigned int *total);
 /* A record of @n bytes and its header can ever be stored: no longer than

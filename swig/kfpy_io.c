@@ -105,6 +105,29 @@ static int kf_in_entered(kfpy_kfifo *k, enum kf_op op, const void *from,
 	return 0;
 }
 
+/*
+ * in_rec's and put_rec's common case without the general path: a freed
+ * fifo, a producer side in use by a thread that released the GIL, a copy
+ * big enough to release it, or input that overlaps the ring all take
+ * kf_in_call() (return 0: nothing done).  Otherwise the core's answer is
+ * in *r (return 1): what kf_in_entered() does for such a call, without
+ * its layers.  The constant-recsize copies of the core are called, so
+ * its header code is folded away.
+ */
+int kf_in_rec_fast(kfpy_kfifo *k, const void *from, unsigned int n,
+		   unsigned int recsize, unsigned int *r)
+{
+	struct kfifo *f = &k->st->fifo;
+
+	if (k->freed || kf_side_in_flight(&k->st->prod) ||
+	    n >= KFPY_GIL_THRESHOLD || kf_overlaps(f, from, n))
+		return 0;
+	*r = recsize == 1 ? kfifo_in_rec(f, from, n, 1)
+	     : recsize == 2 ? kfifo_in_rec(f, from, n, 2)
+			    : kfifo_in_rec(f, from, n, recsize);
+	return 1;
+}
+
 static PyObject *kf_in_common(kfpy_kfifo *k, enum kf_op op, const char *method,
 			      const void *from, unsigned int n,
 			      unsigned int recsize, kfpy_spinlock *lock)
@@ -321,6 +344,54 @@ int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
 }
 
 /*
+ * get_rec's and out_rec's common case without the general path: the
+ * consumer side idle, recsize 1 or 2, and a whole record of at most @max
+ * bytes stored in one run (not split where the ring wraps).  1 with the
+ * record in *data and its length in *len; 0 when the case does not apply
+ * (nothing taken, nothing raised: the caller takes the general path); -1
+ * with an exception (no memory, nothing taken).  The header is read once,
+ * from the fifo's memory, and bounds the copy within the bytes stored, as
+ * in kf_take_recs(); no Python code runs between the prepare and the
+ * finish (making a bytes object runs none).
+ */
+int kf_take_rec_fast(kfpy_kfifo *k, unsigned int recsize, unsigned int max,
+		     PyObject **data, unsigned int *len)
+{
+	struct kfifo *f = &k->st->fifo;
+	struct kfifo_region r[2];
+	unsigned int l;
+	PyObject *rec;
+
+	if (k->freed || kf_side_in_flight(&k->st->cons) ||
+	    (recsize != 1 && recsize != 2))
+		return 0;
+	kfifo_out_prepare(f, r, UINT_MAX);
+	if (r[0].len < recsize)
+		return 0;
+	l = r[0].data[0];
+	if (recsize == 2)
+		l |= (unsigned int)r[0].data[1] << 8;
+	if (l > max || l > r[0].len - recsize)
+		return 0;
+	rec = PyBytes_FromStringAndSize((const char *)r[0].data + recsize,
+					(Py_ssize_t)l);
+	if (rec == NULL)
+		return -1;
+	kfifo_out_finish(f, recsize + l);
+	*data = rec;
+	*len = l;
+	return 1;
+}
+
+/* an int of @v: PyLong_FromLong has the small ints (0, a short record's
+ * length) ready, PyLong_FromUnsignedLong makes each */
+static inline PyObject *kf_pyuint(unsigned int v)
+{
+	return v <= LONG_MAX ? PyLong_FromLong((long)v)
+			     : PyLong_FromUnsignedLong(v);
+}
+
+/*
  * One record out: (ret, data, total), as kfifo_out_rec(n) answers.
  *
  * The tuple of the last call is reused when the caller has let go of it
@@ -336,16 +407,24 @@ static PyObject *kf_out_rec_common(kfpy_kfifo *k, const char *method,
 	unsigned int ret, total;
 	int i;
 
-	if (kf_enter(k, &k->st->cons, method) < 0 ||
-	    kf_take_rec(k, n, recsize, &data, &ret, &total) < 0)
+	ret = 0;
+	switch (kf_take_rec_fast(k, recsize,
+				 n < KFPY_GIL_THRESHOLD ? n : KFPY_GIL_THRESHOLD - 1,
+				 &data, &total)) {
+	case -1:
 		return NULL;
+	case 0:
+		if (kf_enter(k, &k->st->cons, method) < 0 ||
+		    kf_take_rec(k, n, recsize, &data, &ret, &total) < 0)
+			return NULL;
+	}
 	if (data == NULL) {
 		data = PyBytes_FromStringAndSize(NULL, 0);
 		if (data == NULL)
 			return NULL;
 	}
-	r = PyLong_FromUnsignedLong(ret);
-	t = PyLong_FromUnsignedLong(total);
+	r = kf_pyuint(ret);
+	t = kf_pyuint(total);
 	if (r == NULL || t == NULL) {
 		Py_XDECREF(r);
 		Py_XDECREF(t);
