@@ -391,6 +391,20 @@ static inline PyObject *kf_pyuint(unsigned int v)
 			     : PyLong_FromUnsignedLong(v);
 }
 
+/* An int of @v for the result tuple: its item @old of the last call (a new
+ * reference) when that is the same number, as it mostly is (0, and the
+ * length of same-sized records); else a new one. */
+static inline PyObject *kf_rec_int(PyObject *old, unsigned int v)
+{
+	unsigned int was;
+
+	if (old != NULL && kfpy_small_uint(old, &was) && was == v) {
+		Py_INCREF(old);
+		return old;
+	}
+	return kf_pyuint(v);
+}
+
 /*
  * One record out: (ret, data, total), as kfifo_out_rec(n) answers.
  *
@@ -423,28 +437,24 @@ static PyObject *kf_out_rec_common(kfpy_kfifo *k, const char *method,
 		if (data == NULL)
 			return NULL;
 	}
-	r = kf_pyuint(ret);
-	t = kf_pyuint(total);
+	res = k->rec_result;
+	if (res == NULL || Py_REFCNT(res) != 1) {
+		res = PyTuple_New(3);	/* its items NULL until set below */
+		if (res == NULL) {
+			Py_DECREF(data);
+			return NULL;
+		}
+		Py_XSETREF(k->rec_result, res);
+	}
+	for (i = 0; i < 3; i++)
+		old[i] = PyTuple_GET_ITEM(res, i);
+	r = kf_rec_int(old[0], ret);
+	t = kf_rec_int(old[2], total);
 	if (r == NULL || t == NULL) {
 		Py_XDECREF(r);
 		Py_XDECREF(t);
 		Py_DECREF(data);
 		return NULL;
-	}
-	res = k->rec_result;
-	if (res != NULL && Py_REFCNT(res) == 1) {
-		for (i = 0; i < 3; i++)
-			old[i] = PyTuple_GET_ITEM(res, i);
-	} else {
-		res = PyTuple_New(3);
-		if (res == NULL) {
-			Py_DECREF(r);
-			Py_DECREF(t);
-			Py_DECREF(data);
-			return NULL;
-		}
-		Py_XSETREF(k->rec_result, res);
-		old[0] = old[1] = old[2] = NULL;
 	}
 	PyTuple_SET_ITEM(res, 0, r);
 	PyTuple_SET_ITEM(res, 1, data);
