@@ -342,7 +342,7 @@ PyObject *kfpy_in_rec_fast(PyObject *self, PyObject *const *args,
 		unsigned int r;
 
 		res = kf_in_rec_fast(k, buf, n, recsize, &r)
-			      ? PyLong_FromUnsignedLong(r)
+			      ? PyLong_FromLong((long)r)	/* r <= n + 1 < 2**31 */
 			      : kfpy_in_rec(k, buf, n, recsize);
 	}
 	if (got)

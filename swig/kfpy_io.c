@@ -19,21 +19,12 @@
 
 /* ---- producer side --------------------------------------------------------------------- */
 
-/*
- * Whether @n bytes at @p overlap the ring of @f.  Input may (the fifo's
- * own buffer= object, a view of out_prepare) and the C core copies with
- * memcpy, which must not see overlapping memory.
- */
+/* (kf_overlaps(), the check that input does not overlap the ring, is in
+ * kfpy_internal.h, with kf_in_rec_fast()) */
 static int kf_in_entered(kfpy_kfifo *k, enum kf_op op, const void *from,
 			 unsigned int n, unsigned int recsize,
 			 kfpy_spinlock *lock, unsigned int *r);
 
-static int kf_overlaps(struct kfifo *f, const void *p, unsigned int n)
-{
-	uintptr_t a = (uintptr_t)p, b = (uintptr_t)f->buffer;
-
-	return n > 0 && f->size > 0 && a < b + f->size && b < a + n;
-}
 
 /*
  * A private copy of what the core will read of input @from (n bytes)
@@ -103,29 +94,6 @@ static int kf_in_entered(kfpy_kfifo *k, enum kf_op op, const void *from,
 		copy = n;
 	*r = kf_run(k->st, &k->st->prod, &c, kf_nogil(copy, c.lock));
 	return 0;
-}
-
-/*
- * in_rec's and put_rec's common case without the general path: a freed
- * fifo, a producer side in use by a thread that released the GIL, a copy
- * big enough to release it, or input that overlaps the ring all take
- * kf_in_call() (return 0: nothing done).  Otherwise the core's answer is
- * in *r (return 1): what kf_in_entered() does for such a call, without
- * its layers.  The constant-recsize copies of the core are called, so
- * its header code is folded away.
- */
-int kf_in_rec_fast(kfpy_kfifo *k, const void *from, unsigned int n,
-		   unsigned int recsize, unsigned int *r)
-{
-	struct kfifo *f = &k->st->fifo;
-
-	if (k->freed || kf_side_in_flight(&k->st->prod) ||
-	    n >= KFPY_GIL_THRESHOLD || kf_overlaps(f, from, n))
-		return 0;
-	*r = recsize == 1 ? kfifo_in_rec(f, from, n, 1)
-	     : recsize == 2 ? kfifo_in_rec(f, from, n, 2)
-			    : kfifo_in_rec(f, from, n, recsize);
-	return 1;
 }
 
 static PyObject *kf_in_common(kfpy_kfifo *k, enum kf_op op, const char *method,
@@ -391,20 +359,6 @@ static inline PyObject *kf_pyuint(unsigned int v)
 			     : PyLong_FromUnsignedLong(v);
 }
 
-/* An int of @v for the result tuple: its item @old of the last call (a new
- * reference) when that is the same number, as it mostly is (0, and the
- * length of same-sized records); else a new one. */
-static inline PyObject *kf_rec_int(PyObject *old, unsigned int v)
-{
-	unsigned int was;
-
-	if (old != NULL && kfpy_small_uint(old, &was) && was == v) {
-		Py_INCREF(old);
-		return old;
-	}
-	return kf_pyuint(v);
-}
-
 /*
  * One record out: (ret, data, total), as kfifo_out_rec(n) answers.
  *
@@ -419,7 +373,6 @@ static PyObject *kf_out_rec_common(kfpy_kfifo *k, const char *method,
 {
 	PyObject *data, *res, *r, *t, *old[3];
 	unsigned int ret, total;
-	int i;
 
 	ret = 0;
 	switch (kf_take_rec_fast(k, recsize,
@@ -438,31 +391,49 @@ static PyObject *kf_out_rec_common(kfpy_kfifo *k, const char *method,
 			return NULL;
 	}
 	res = k->rec_result;
-	if (res == NULL || Py_REFCNT(res) != 1) {
-		res = PyTuple_New(3);	/* its items NULL until set below */
-		if (res == NULL) {
-			Py_DECREF(data);
-			return NULL;
+	if (res != NULL && Py_REFCNT(res) == 1) {
+		unsigned int was;
+
+		/* the ints stay when they are the same numbers */
+		old[0] = PyTuple_GET_ITEM(res, 0);
+		old[2] = PyTuple_GET_ITEM(res, 2);
+		if (old[0] == NULL || !kfpy_small_uint(old[0], &was) || was != ret) {
+			if ((r = kf_pyuint(ret)) == NULL)
+				goto fail;
+			PyTuple_SET_ITEM(res, 0, r);
+			Py_XDECREF(old[0]);
 		}
-		Py_XSETREF(k->rec_result, res);
+		if (old[2] == NULL || !kfpy_small_uint(old[2], &was) || was != total) {
+			if ((t = kf_pyuint(total)) == NULL)
+				goto fail;
+			PyTuple_SET_ITEM(res, 2, t);
+			Py_XDECREF(old[2]);
+		}
+		old[1] = PyTuple_GET_ITEM(res, 1);
+		PyTuple_SET_ITEM(res, 1, data);
+		Py_XDECREF(old[1]);
+		Py_INCREF(res);
+		return res;
 	}
-	for (i = 0; i < 3; i++)
-		old[i] = PyTuple_GET_ITEM(res, i);
-	r = kf_rec_int(old[0], ret);
-	t = kf_rec_int(old[2], total);
-	if (r == NULL || t == NULL) {
+	r = kf_pyuint(ret);
+	t = kf_pyuint(total);
+	res = r != NULL && t != NULL ? PyTuple_New(3) : NULL;
+	if (res == NULL) {
 		Py_XDECREF(r);
 		Py_XDECREF(t);
-		Py_DECREF(data);
-		return NULL;
+		goto fail;
 	}
 	PyTuple_SET_ITEM(res, 0, r);
 	PyTuple_SET_ITEM(res, 1, data);
 	PyTuple_SET_ITEM(res, 2, t);
-	for (i = 0; i < 3; i++)
-		Py_XDECREF(old[i]);
+	Py_XSETREF(k->rec_result, res);
 	Py_INCREF(res);
 	return res;
+fail:
+	/* a reused tuple keeps what it held (all set, or NULL: its owner
+	 * copes with either) */
+	Py_DECREF(data);
+	return NULL;
 }
 
 PyObject *kfpy_out_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize)
