@@ -234,11 +234,12 @@ static inline int kf_in_rec_fast(kfpy_kfifo *k, const void *from,
 				 unsigned int n, unsigned int recsize,
 				 unsigned int *r)
 {
-	struct kfifo *f = &k->st->fifo;
+	struct kfifo *f;
 
 	if (k->freed || kf_side_in_flight(&k->st->prod) ||
-	    n >= KFPY_GIL_THRESHOLD || kf_overlaps(f, from, n))
+	    n >= KFPY_GIL_THRESHOLD || kf_overlaps(&k->st->fifo, from, n))
 		return 0;
+	f = &k->st->fifo;
 	*r = recsize == 1 ? kfifo_in_rec(f, from, n, 1)
 	     : recsize == 2 ? kfifo_in_rec(f, from, n, 2)
 			    : kfifo_in_rec(f, from, n, recsize);

@@ -325,14 +325,15 @@ int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
 int kf_take_rec_fast(kfpy_kfifo *k, unsigned int recsize, unsigned int max,
 		     PyObject **data, unsigned int *len)
 {
-	struct kfifo *f = &k->st->fifo;
 	struct kfifo_region r[2];
+	struct kfifo *f;
 	unsigned int l;
 	PyObject *rec;
 
 	if (k->freed || kf_side_in_flight(&k->st->cons) ||
 	    (recsize != 1 && recsize != 2))
 		return 0;
+	f = &k->st->fifo;
 	kfifo_out_prepare(f, r, UINT_MAX);
 	if (r[0].len < recsize)
 		return 0;
