@@ -356,8 +356,12 @@ int kf_take_rec_fast(kfpy_kfifo *k, unsigned int recsize, unsigned int max,
  * length) ready, PyLong_FromUnsignedLong makes each */
 static inline PyObject *kf_pyuint(unsigned int v)
 {
+#if LONG_MAX >= UINT_MAX
+	return PyLong_FromLong((long)v);
+#else
 	return v <= LONG_MAX ? PyLong_FromLong((long)v)
 			     : PyLong_FromUnsignedLong(v);
+#endif
 }
 
 /*
