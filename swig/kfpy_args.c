@@ -338,8 +338,13 @@ PyObject *kfpy_in_rec_fast(PyObject *self, PyObject *const *args,
 	    kf_nargs("in_rec", nargs, 2) < 0 ||
 	    kfpy_arg_data(args[0], "in_rec", &view, &got, &buf, &n) < 0)
 		return NULL;
-	if (kfpy_arg_recsize(args[1], "in_rec", &recsize) == 0)
-		res = kfpy_in_rec(k, buf, n, recsize);
+	if (kfpy_arg_recsize(args[1], "in_rec", &recsize) == 0) {
+		unsigned int r;
+
+		res = kf_in_rec_fast(k, buf, n, recsize, &r)
+			      ? PyLong_FromLong((long)r)	/* r <= n + 1 < 2**31 */
+			      : kfpy_in_rec(k, buf, n, recsize);
+	}
 	if (got)
 		PyBuffer_Release(&view);
 	return res;
@@ -408,8 +413,27 @@ PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
 	kfpy_kfifo *k;
 	int got = 0;
 
-	if (kfpy_arg_self(self, "put_rec", &k) < 0 ||
-	    kf_kwargs("put_rec", args, nargs, kwnames, names, 2,
+	if (kfpy_arg_self(self, "put_rec", &k) < 0)
+		return NULL;
+	/*
+	 * The common case first: put_rec(bytes, recsize) with room now and
+	 * the fifo open.  No timeout to check (None), and a record that was
+	 * stored could fit; anything else (no room, closed, an error to
+	 * raise) takes the general path below, which checks it all in order.
+	 */
+	if (kwnames == NULL && (nargs == 2 || (nargs == 3 && args[2] == Py_None)) &&
+	    PyBytes_CheckExact(args[0]) &&
+	    (size_t)PyBytes_GET_SIZE(args[0]) < KFPY_GIL_THRESHOLD &&
+	    kfpy_small_uint(args[1], &recsize) && recsize <= 2 &&
+	    !k->freed && !kfifo_is_closed(&k->st->fifo)) {
+		unsigned int r;
+
+		if (kf_in_rec_fast(k, PyBytes_AS_STRING(args[0]),
+				   (unsigned int)PyBytes_GET_SIZE(args[0]),
+				   recsize, &r) && r == 0)
+			Py_RETURN_NONE;
+	}
+	if (kf_kwargs("put_rec", args, nargs, kwnames, names, 2,
 		      KF_NNAMES(names), a) < 0 ||
 	    kfpy_arg_data(a[0], "put_rec", &view, &got, &buf, &n) < 0)
 		return NULL;
@@ -428,8 +452,23 @@ PyObject *kfpy_get_rec_fast(PyObject *self, PyObject *const *args,
 	PyObject *a[2];
 	kfpy_kfifo *k;
 
-	if (kfpy_arg_self(self, "get_rec", &k) < 0 ||
-	    kf_kwargs("get_rec", args, nargs, kwnames, names, 1,
+	if (kfpy_arg_self(self, "get_rec", &k) < 0)
+		return NULL;
+	/* The common case first: get_rec(recsize) with a record stored (no
+	 * timeout to check); else the general path, which waits. */
+	if (kwnames == NULL && (nargs == 1 || (nargs == 2 && args[1] == Py_None)) &&
+	    kfpy_small_uint(args[0], &recsize)) {
+		PyObject *data;
+		unsigned int l;
+
+		switch (kf_take_rec_fast(k, recsize, UINT_MAX, &data, &l)) {
+		case 1:
+			return data;
+		case -1:
+			return NULL;
+		}
+	}
+	if (kf_kwargs("get_rec", args, nargs, kwnames, names, 1,
 		      KF_NNAMES(names), a) < 0 ||
 	    kfpy_arg_recsize(a[0], "get_rec", &recsize) < 0)
 		return NULL;

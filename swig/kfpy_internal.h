@@ -211,6 +211,45 @@ int kf_out_into_call(kfpy_kfifo *k, const char *method, void *to,
 		     unsigned int n, unsigned int *r);
 PyObject *kf_out_common(kfpy_kfifo *k, enum kf_op op, const char *method,
 			unsigned int n, kfpy_spinlock *lock);
+/* Whether @n bytes at @p overlap the ring of @f.  Input may (the fifo's
+ * own buffer= object, a view of out_prepare) and the C core copies with
+ * memcpy, which must not see overlapping memory. */
+static inline int kf_overlaps(struct kfifo *f, const void *p, unsigned int n)
+{
+	uintptr_t a = (uintptr_t)p, b = (uintptr_t)f->buffer;
+
+	return n > 0 && f->size > 0 && a < b + f->size && b < a + n;
+}
+
+/*
+ * in_rec's and put_rec's common case without the general path: a freed
+ * fifo, a producer side in use by a thread that released the GIL, a copy
+ * big enough to release it, or input that overlaps the ring all take
+ * kf_in_call() (return 0: nothing done).  Otherwise the core's answer is
+ * in *r (return 1): what kf_in_entered() does for such a call, without
+ * its layers.  The constant-recsize copies of the core are called, so
+ * its header code is folded away.
+ */
+static inline int kf_in_rec_fast(kfpy_kfifo *k, const void *from,
+				 unsigned int n, unsigned int recsize,
+				 unsigned int *r)
+{
+	struct kfifo *f;
+
+	if (k->freed || kf_side_in_flight(&k->st->prod) ||
+	    n >= KFPY_GIL_THRESHOLD || kf_overlaps(&k->st->fifo, from, n))
+		return 0;
+	f = &k->st->fifo;
+	*r = recsize == 1 ? kfifo_in_rec(f, from, n, 1)
+	     : recsize == 2 ? kfifo_in_rec(f, from, n, 2)
+			    : kfifo_in_rec(f, from, n, recsize);
+	return 1;
+}
+
+/* get_rec's and out_rec's common case (kfpy_io.c): 1 taken, 0 take the
+ * general path (nothing done), -1 with an exception */
+int kf_take_rec_fast(kfpy_kfifo *k, unsigned int recsize, unsigned int max,
+		     PyObject **data, unsigned int *len);
 int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
 		PyObject **data, unsigned int *ret, unsigned int *total);
 /* A record of @n bytes and its header can ever be stored: no longer than

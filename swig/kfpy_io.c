@@ -19,21 +19,12 @@
 
 /* ---- producer side --------------------------------------------------------------------- */
 
-/*
- * Whether @n bytes at @p overlap the ring of @f.  Input may (the fifo's
- * own buffer= object, a view of out_prepare) and the C core copies with
- * memcpy, which must not see overlapping memory.
- */
+/* (kf_overlaps(), the check that input does not overlap the ring, is in
+ * kfpy_internal.h, with kf_in_rec_fast()) */
 static int kf_in_entered(kfpy_kfifo *k, enum kf_op op, const void *from,
 			 unsigned int n, unsigned int recsize,
 			 kfpy_spinlock *lock, unsigned int *r);
 
-static int kf_overlaps(struct kfifo *f, const void *p, unsigned int n)
-{
-	uintptr_t a = (uintptr_t)p, b = (uintptr_t)f->buffer;
-
-	return n > 0 && f->size > 0 && a < b + f->size && b < a + n;
-}
 
 /*
  * A private copy of what the core will read of input @from (n bytes)
@@ -321,6 +312,59 @@ int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
 }
 
 /*
+ * get_rec's and out_rec's common case without the general path: the
+ * consumer side idle, recsize 1 or 2, and a whole record of at most @max
+ * bytes stored in one run (not split where the ring wraps).  1 with the
+ * record in *data and its length in *len; 0 when the case does not apply
+ * (nothing taken, nothing raised: the caller takes the general path); -1
+ * with an exception (no memory, nothing taken).  The header is read once,
+ * from the fifo's memory, and bounds the copy within the bytes stored, as
+ * in kf_take_recs(); no Python code runs between the prepare and the
+ * finish (making a bytes object runs none).
+ */
+int kf_take_rec_fast(kfpy_kfifo *k, unsigned int recsize, unsigned int max,
+		     PyObject **data, unsigned int *len)
+{
+	struct kfifo_region r[2];
+	struct kfifo *f;
+	unsigned int l;
+	PyObject *rec;
+
+	if (k->freed || kf_side_in_flight(&k->st->cons) ||
+	    (recsize != 1 && recsize != 2))
+		return 0;
+	f = &k->st->fifo;
+	kfifo_out_prepare(f, r, UINT_MAX);
+	if (r[0].len < recsize)
+		return 0;
+	l = r[0].data[0];
+	if (recsize == 2)
+		l |= (unsigned int)r[0].data[1] << 8;
+	if (l > max || l > r[0].len - recsize)
+		return 0;
+	rec = PyBytes_FromStringAndSize((const char *)r[0].data + recsize,
+					(Py_ssize_t)l);
+	if (rec == NULL)
+		return -1;
+	kfifo_out_finish(f, recsize + l);
+	*data = rec;
+	*len = l;
+	return 1;
+}
+
+/* an int of @v: PyLong_FromLong has the small ints (0, a short record's
+ * length) ready, PyLong_FromUnsignedLong makes each */
+static inline PyObject *kf_pyuint(unsigned int v)
+{
+#if LONG_MAX >= UINT_MAX
+	return PyLong_FromLong((long)v);
+#else
+	return v <= LONG_MAX ? PyLong_FromLong((long)v)
+			     : PyLong_FromUnsignedLong(v);
+#endif
+}
+
+/*
  * One record out: (ret, data, total), as kfifo_out_rec(n) answers.
  *
  * The tuple of the last call is reused when the caller has let go of it
@@ -334,46 +378,67 @@ static PyObject *kf_out_rec_common(kfpy_kfifo *k, const char *method,
 {
 	PyObject *data, *res, *r, *t, *old[3];
 	unsigned int ret, total;
-	int i;
 
-	if (kf_enter(k, &k->st->cons, method) < 0 ||
-	    kf_take_rec(k, n, recsize, &data, &ret, &total) < 0)
+	ret = 0;
+	switch (kf_take_rec_fast(k, recsize,
+				 n < KFPY_GIL_THRESHOLD ? n : KFPY_GIL_THRESHOLD - 1,
+				 &data, &total)) {
+	case -1:
 		return NULL;
+	case 0:
+		if (kf_enter(k, &k->st->cons, method) < 0 ||
+		    kf_take_rec(k, n, recsize, &data, &ret, &total) < 0)
+			return NULL;
+	}
 	if (data == NULL) {
 		data = PyBytes_FromStringAndSize(NULL, 0);
 		if (data == NULL)
 			return NULL;
 	}
-	r = PyLong_FromUnsignedLong(ret);
-	t = PyLong_FromUnsignedLong(total);
-	if (r == NULL || t == NULL) {
-		Py_XDECREF(r);
-		Py_XDECREF(t);
-		Py_DECREF(data);
-		return NULL;
-	}
 	res = k->rec_result;
 	if (res != NULL && Py_REFCNT(res) == 1) {
-		for (i = 0; i < 3; i++)
-			old[i] = PyTuple_GET_ITEM(res, i);
-	} else {
-		res = PyTuple_New(3);
-		if (res == NULL) {
-			Py_DECREF(r);
-			Py_DECREF(t);
-			Py_DECREF(data);
-			return NULL;
+		unsigned int was;
+
+		/* the ints stay when they are the same numbers */
+		old[0] = PyTuple_GET_ITEM(res, 0);
+		old[2] = PyTuple_GET_ITEM(res, 2);
+		if (old[0] == NULL || !kfpy_small_uint(old[0], &was) || was != ret) {
+			if ((r = kf_pyuint(ret)) == NULL)
+				goto fail;
+			PyTuple_SET_ITEM(res, 0, r);
+			Py_XDECREF(old[0]);
 		}
-		Py_XSETREF(k->rec_result, res);
-		old[0] = old[1] = old[2] = NULL;
+		if (old[2] == NULL || !kfpy_small_uint(old[2], &was) || was != total) {
+			if ((t = kf_pyuint(total)) == NULL)
+				goto fail;
+			PyTuple_SET_ITEM(res, 2, t);
+			Py_XDECREF(old[2]);
+		}
+		old[1] = PyTuple_GET_ITEM(res, 1);
+		PyTuple_SET_ITEM(res, 1, data);
+		Py_XDECREF(old[1]);
+		Py_INCREF(res);
+		return res;
+	}
+	r = kf_pyuint(ret);
+	t = kf_pyuint(total);
+	res = r != NULL && t != NULL ? PyTuple_New(3) : NULL;
+	if (res == NULL) {
+		Py_XDECREF(r);
+		Py_XDECREF(t);
+		goto fail;
 	}
 	PyTuple_SET_ITEM(res, 0, r);
 	PyTuple_SET_ITEM(res, 1, data);
 	PyTuple_SET_ITEM(res, 2, t);
-	for (i = 0; i < 3; i++)
-		Py_XDECREF(old[i]);
+	Py_XSETREF(k->rec_result, res);
 	Py_INCREF(res);
 	return res;
+fail:
+	/* a reused tuple keeps what it held (all set, or NULL: its owner
+	 * copes with either) */
+	Py_DECREF(data);
+	return NULL;
 }
 
 PyObject *kfpy_out_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize)

@@ -432,6 +432,7 @@ static PyObject *kf_get_one_rec(kfpy_kfifo *k, const char *method,
 				unsigned int recsize, long long deadline)
 {
 	PyObject *data;
+	unsigned int l;
 	int w;
 
 	/*
@@ -441,6 +442,13 @@ static PyObject *kf_get_one_rec(kfpy_kfifo *k, const char *method,
 	 * producer in another process every such read moves a cache line
 	 * (and a wait costs a GIL release and a second header read).
 	 */
+	/* the common case first: a whole record in one run (kfpy_io.c) */
+	switch (kf_take_rec_fast(k, recsize, UINT_MAX, &data, &l)) {
+	case 1:
+		return data;
+	case -1:
+		return NULL;
+	}
 	for (;;) {
 		data = NULL;
 		if (kf_take_recs(k, method, NULL, 1, recsize, &data) < 0)

@@ -23,6 +23,19 @@ static inline unsigned int kfifo__rec_refused(unsigned int n)
 	return n == UINT_MAX ? UINT_MAX : n + 1;
 }
 
+/*
+ * @n with the compiler's knowledge of its range dropped.  Past the header
+ * check it knows n <= 255 (or 65535) on the constant-recsize paths, and
+ * gcc then inlines memcpy() as `rep movsq`, whose start-up costs several
+ * times the whole copy of a short record (the usual case); an unknown
+ * length gets memcpy()'s call, as kfifo_in() does.  Costs no instruction.
+ */
+static inline unsigned int kfifo__rec_len_opaque(unsigned int n)
+{
+	__asm__("" : "+r"(n));
+	return n;
+}
+
 KFIFO__INLINE unsigned int kfifo__in_rec_impl(struct kfifo *fifo,
 					      const void *from, unsigned int n,
 					      unsigned int recsize,
@@ -45,7 +58,8 @@ KFIFO__INLINE unsigned int kfifo__in_rec_impl(struct kfifo *fifo,
 	if (recsize == 2)
 		kfifo__set_byte_at(fifo, in + 1, (unsigned char)(n >> 8));
 	if (n > 0)
-		kfifo__copy_in(fifo, in + recsize, from, n);
+		kfifo__copy_in(fifo, in + recsize, from,
+			       kfifo__rec_len_opaque(n));
 	/* header and data become visible to the consumer in one store */
 	kfifo__publish_in(fifo, in + recsize + n, kind);
 	return 0;
@@ -87,7 +101,8 @@ KFIFO__INLINE unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
 	}
 	/* copy the record's l bytes, not the caller's n (seed bug 2) */
 	if (l > 0)
-		kfifo__copy_out(fifo, out + recsize, to, l);
+		kfifo__copy_out(fifo, out + recsize, to,
+				kfifo__rec_len_opaque(l));
 	kfifo__publish_out(fifo, out + recsize + l, kind);
 	return 0;
 }

@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: MIT
+"""The record calls' common-case paths (put_rec, get_rec, in_rec, out_rec
+of a bytes object with recsize 1 or 2 and no timeout) give the same
+answers and raise the same errors as the general path they skip.
+
+The fast paths take a record only when it lies in one run of the ring and
+store only when there is room and the fifo is open; these tests put
+records across the end of the ring at every offset, and make each
+condition fail with a call that would otherwise take the fast path.
+"""
+import pytest
+
+import kfifo
+
+
+def payload(i: int, n: int) -> bytes:
+    return bytes((i * 7 + j) & 0xFF for j in range(n))
+
+
+@pytest.mark.parametrize("recsize", [1, 2])
+def test_records_across_the_end_of_the_ring(recsize: int) -> None:
+    # 32 bytes: records of 0..20 bytes wrap the header, the data or
+    # neither, at every offset, as the lengths cycle
+    f = kfifo.Kfifo(32)
+    for i in range(600):
+        n = i % 21
+        data = payload(i, n)
+        if i % 2:
+            f.put_rec(data, recsize)
+            assert f.get_rec(recsize) == data
+        else:
+            assert f.in_rec(data, recsize) == 0
+            assert f.out_rec(255, recsize) == (0, data, n)
+        assert len(f) == 0
+
+
+@pytest.mark.parametrize("recsize", [1, 2])
+def test_two_records_queued_across_the_end(recsize: int) -> None:
+    f = kfifo.Kfifo(64)
+    for i in range(300):
+        a, b = payload(i, i % 17), payload(i + 1, (i * 5) % 23)
+        f.put_rec(a, recsize)
+        assert f.in_rec(b, recsize) == 0
+        assert f.get_rec(recsize) == a
+        assert f.out_rec(100, recsize) == (0, b, len(b))
+        assert len(f) == 0
+
+
+def test_out_rec_shorter_than_the_record_keeps_it() -> None:
+    f = kfifo.Kfifo(64)
+    f.put_rec(b"abcdefgh", 1)
+    ret, data, total = f.out_rec(3, 1)
+    assert (ret, data, total) == (8, b"", 8)
+    assert len(f) == 9
+    assert f.out_rec(8, 1) == (0, b"abcdefgh", 8)
+
+
+def test_out_rec_result_ints_follow_the_records() -> None:
+    # the result tuple is reused; its numbers must change with the record
+    f = kfifo.Kfifo(64)
+    for n in (5, 5, 0, 7, 7, 3):
+        f.in_rec(bytes(n), 1)
+        ret, data, total = f.out_rec(16, 1)
+        assert (ret, len(data), total) == (0, n, n)
+    assert f.out_rec(16, 1) == (16, b"", 0)
+
+
+def test_put_rec_to_a_closed_fifo_with_room_raises() -> None:
+    f = kfifo.Kfifo(64)
+    f.close()
+    with pytest.raises(BrokenPipeError):
+        f.put_rec(b"x" * 16, 1)
+    assert len(f) == 0
+
+
+def test_put_rec_bad_timeout_with_room_raises_and_stores_nothing() -> None:
+    f = kfifo.Kfifo(64)
+    with pytest.raises(TypeError):
+        f.put_rec(b"x" * 16, 1, "soon")
+    with pytest.raises(ValueError):
+        f.put_rec(b"x" * 16, 1, -1)
+    assert len(f) == 0
+    f.put_rec(b"x" * 16, 1, None)
+    assert f.get_rec(1, None) == b"x" * 16
+
+
+def test_put_rec_too_long_for_the_header_raises() -> None:
+    f = kfifo.Kfifo(1024)
+    with pytest.raises(ValueError):
+        f.put_rec(b"x" * 256, 1)
+    assert len(f) == 0
+    assert f.in_rec(b"x" * 256, 1) == 257
+    assert len(f) == 0
+
+
+def test_bad_recsize_raises_with_data_stored() -> None:
+    f = kfifo.Kfifo(64)
+    f.put_rec(b"abc", 1)
+    with pytest.raises(ValueError):
+        f.get_rec(0)
+    with pytest.raises(ValueError):
+        f.get_rec(3)
+    with pytest.raises(ValueError):
+        f.put_rec(b"abc", 3)
+    with pytest.raises(ValueError):
+        f.out_rec(16, 3)
+    assert f.get_rec(1) == b"abc"
+
+
+def test_freed_fifo_raises_on_every_record_call() -> None:
+    f = kfifo.Kfifo(64)
+    f.put_rec(b"abc", 1)
+    f.free()
+    for call in (lambda: f.put_rec(b"abc", 1), lambda: f.get_rec(1),
+                 lambda: f.in_rec(b"abc", 1), lambda: f.out_rec(16, 1)):
+        with pytest.raises(ValueError):
+            call()
+
+
+def test_bytes_like_input_takes_the_general_path() -> None:
+    f = kfifo.Kfifo(64)
+    f.put_rec(bytearray(b"abc"), 1)
+    f.put_rec(memoryview(b"defg"), 2)
+    assert f.in_rec(bytearray(b"hi"), 1) == 0
+    assert f.get_rec(1) == b"abc"
+    assert f.get_rec(2) == b"defg"
+    assert f.out_rec(8, 1) == (0, b"hi", 2)
