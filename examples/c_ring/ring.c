@@ -26,7 +26,10 @@ struct ring *ring_new(unsigned int size)
 	r = malloc(sizeof(*r));
 	if (!r)
 		return NULL;
-	r->data = malloc(rounded);
+	/* Zeroed: a byte the ring forgets to write then reads back the same in
+	 * every run, so a failing example replays (malloc'd garbage would make
+	 * the planted bug's failure flaky). */
+	r->data = calloc(rounded, 1);
 	if (!r->data) {
 		free(r);
 		return NULL;
