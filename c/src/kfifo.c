@@ -213,8 +213,7 @@ KFIFO__INLINE unsigned int kfifo__in_impl(struct kfifo *fifo,
 	if (n == 0)
 		return 0;
 	kfifo__copy_in(fifo, in, from, n);
-	kfifo__publish_in(fifo, in + n, kind);
-	return n;
+	return kfifo__publish_in(fifo, in + n, kind, n);
 }
 
 KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__in_impl,
@@ -238,8 +237,7 @@ KFIFO__INLINE unsigned int kfifo__out_impl(struct kfifo *fifo, void *to,
 	if (n == 0)
 		return 0;
 	kfifo__copy_out(fifo, out, to, n);
-	kfifo__publish_out(fifo, out + n, kind);
-	return n;
+	return kfifo__publish_out(fifo, out + n, kind, n);
 }
 
 KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_impl,

@@ -115,12 +115,21 @@ KFIFO__INLINE int kfifo__room_cached(struct kfifo *fifo, unsigned int in,
 }
 
 /* The producer publishes @in (and wakes waiting consumers, see
- * kfifo__set_in()) and notes that the cached @out is relative to it. */
-KFIFO__INLINE void kfifo__publish_in(struct kfifo *fifo, unsigned int in,
-				     enum kfifo__kind kind)
+ * kfifo__set_index()), notes that the cached @out is relative to it, and
+ * returns @ret: a caller ends with "return kfifo__publish_in(..., n)" so
+ * that the rare wake is its tail call (kfifo__wake_if()).  The note
+ * comes between P2 and P3: it is this producer's own, no part of the
+ * wait protocol, and must be in place before the wake (a tail call). */
+KFIFO__INLINE unsigned int kfifo__publish_in(struct kfifo *fifo,
+					     unsigned int in,
+					     enum kfifo__kind kind,
+					     unsigned int ret)
 {
-	kfifo__set_in(fifo, in, kind);
+	unsigned int waiters = kfifo__store_dir(fifo, KFIFO__DATA_DIR, in, kind);
+
 	fifo->kfifo__in_seen = in;
+	kfifo__debug_check(fifo, kind);
+	return kfifo__wake_if(fifo, KFIFO__DATA_DIR, waiters, kind, ret);
 }
 
 /* The consumer's mirror image of kfifo__avail_fresh(). */
@@ -159,11 +168,16 @@ KFIFO__INLINE int kfifo__data_cached(struct kfifo *fifo, unsigned int out,
 }
 
 /* The consumer's mirror image of kfifo__publish_in(). */
-KFIFO__INLINE void kfifo__publish_out(struct kfifo *fifo, unsigned int out,
-				      enum kfifo__kind kind)
+KFIFO__INLINE unsigned int kfifo__publish_out(struct kfifo *fifo,
+					      unsigned int out,
+					      enum kfifo__kind kind,
+					      unsigned int ret)
 {
-	kfifo__set_out(fifo, out, kind);
+	unsigned int waiters = kfifo__store_dir(fifo, KFIFO__ROOM_DIR, out, kind);
+
 	fifo->kfifo__out_seen = out;
+	kfifo__debug_check(fifo, kind);
+	return kfifo__wake_if(fifo, KFIFO__ROOM_DIR, waiters, kind, ret);
 }
 
 #endif /* KFIFO_INDEX_H */

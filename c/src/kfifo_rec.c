@@ -61,8 +61,7 @@ KFIFO__INLINE unsigned int kfifo__in_rec_impl(struct kfifo *fifo,
 		kfifo__copy_in(fifo, in + recsize, from,
 			       kfifo__rec_len_opaque(n));
 	/* header and data become visible to the consumer in one store */
-	kfifo__publish_in(fifo, in + recsize + n, kind);
-	return 0;
+	return kfifo__publish_in(fifo, in + recsize + n, kind, 0);
 }
 
 KFIFO__INLINE unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
@@ -103,8 +102,7 @@ KFIFO__INLINE unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
 	if (l > 0)
 		kfifo__copy_out(fifo, out + recsize, to,
 				kfifo__rec_len_opaque(l));
-	kfifo__publish_out(fifo, out + recsize + l, kind);
-	return 0;
+	return kfifo__publish_out(fifo, out + recsize + l, kind, 0);
 }
 
 KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__in_rec_impl,

@@ -76,8 +76,7 @@ KFIFO__INLINE unsigned int kfifo__in_finish(struct kfifo *fifo,
 		if (n == 0)
 			return 0;
 	}
-	kfifo__publish_in(fifo, in + n, kind);
-	return n;
+	return kfifo__publish_in(fifo, in + n, kind, n);
 }
 
 KFIFO__INLINE unsigned int kfifo__out_prepare(struct kfifo *fifo,
@@ -113,8 +112,7 @@ KFIFO__INLINE unsigned int kfifo__out_finish(struct kfifo *fifo,
 		if (n == 0)
 			return 0;
 	}
-	kfifo__publish_out(fifo, out + n, kind);
-	return n;
+	return kfifo__publish_out(fifo, out + n, kind, n);
 }
 
 KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__in_prepare,

@@ -80,6 +80,13 @@ void kfifo__wake(struct kfifo *fifo, unsigned int *seq)
 #endif
 }
 
+unsigned int kfifo__wake_ret(struct kfifo *fifo, unsigned int *seq,
+			     unsigned int ret)
+{
+	kfifo__wake(fifo, seq);
+	return ret;
+}
+
 unsigned int kfifo__arm(unsigned int *seq)
 {
 	unsigned int s = __atomic_load_n(seq, __ATOMIC_ACQUIRE), tries = 0;
