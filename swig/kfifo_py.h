@@ -44,6 +44,7 @@ typedef struct kfpy_kfifo {
 	PyObject *block;       /* shared fifo: the kfifo._shm block mapped, view is its buf */
 	unsigned long fork_gen; /* kfpy_fork_gen when the per-process state was last valid */
 	PyObject *rec_result;  /* out_rec's last (ret, data, total), for reuse (kfpy_io.c) */
+	PyObject *last_rec;    /* get_rec's last short record, for reuse (kf_take_rec_fast) */
 } kfpy_kfifo;
 
 extern PyTypeObject kfpy_KfifoType;
