@@ -323,11 +323,13 @@ int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
  * loops warmed up, medians of 7: 16.0-16.3 -> 17.7-18.0 M records/s
  * (SimpleQueue ~21).  The allocation and free were ~12 % of the samples.
  *
- * The bytes of the last short record is kept (k->last_rec), and when the
- * fifo holds its only reference (a consumer loop that dropped it, as
- * `while f.get_rec(1) is not None` does) and it has the length wanted,
- * it is filled again and returned instead of a new one, as zip() and
- * out_rec's tuple (kf_out_rec_common) reuse their result.  Nobody else can
+ * The bytes of the last two short records are kept (k->last_rec), and
+ * when the fifo holds the only reference to one of them and it has the
+ * length wanted, it is filled again and returned instead of a new one, as
+ * zip() and out_rec's tuple (kf_out_rec_common) reuse their result.  Two,
+ * because a loop that keeps each record in a variable (`for rec in
+ * f.records(1)`, `rec = f.get_rec(1)`) still holds the last one during
+ * the next call, not the one before.  Nobody else can
  * see it change: no one else holds it (a memoryview, a dict key, a list
  * all hold references; bytes take no weak references), the GIL is held
  * (free-threaded builds are refused, kfpy_internal.h), and no Python code
@@ -337,14 +339,18 @@ int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
  */
 static PyObject *kf_rec_bytes(kfpy_kfifo *k, const char *p, unsigned int l)
 {
-	PyObject *last = k->last_rec, *rec;
+	PyObject *last, *rec;
+	size_t n;
+	int i;
 
 	if (l < 2 || l > KF_REUSE_MAX)
 		return PyBytes_FromStringAndSize(p, (Py_ssize_t)l);
-	if (last != NULL && Py_REFCNT(last) == 1 &&
-	    PyBytes_GET_SIZE(last) == (Py_ssize_t)l) {
-		size_t n = l;
-
+	for (i = 0; i < 2; i++) {
+		last = k->last_rec[i];
+		if (last == NULL || Py_REFCNT(last) != 1 ||
+		    PyBytes_GET_SIZE(last) != (Py_ssize_t)l)
+			continue;
+		n = l;
 #if defined(__GNUC__)
 		/* past the bound check gcc would inline the copy as `rep
 		 * movsq`, whose start-up costs more than a short record's
@@ -368,7 +374,8 @@ static PyObject *kf_rec_bytes(kfpy_kfifo *k, const char *p, unsigned int l)
 	rec = PyBytes_FromStringAndSize(p, (Py_ssize_t)l);
 	if (rec != NULL) {
 		Py_INCREF(rec);
-		Py_XSETREF(k->last_rec, rec);
+		Py_XSETREF(k->last_rec[k->last_next], rec);
+		k->last_next ^= 1;
 	}
 	return rec;
 }

@@ -169,3 +169,28 @@ def test_get_rec_lengths_at_the_reuse_bounds(n: int) -> None:
         if i % 2:
             held.append((got, data))
     assert all(g == d for g, d in held)
+
+
+def test_records_loop_keeps_the_previous_record_intact() -> None:
+    # the loop variable still holds the last record during the next take,
+    # and the one before is refilled: every record seen stays what it was
+    # while it is held, through records() and get_rec alike
+    f = kfifo.Kfifo(4096)
+    for i in range(100):
+        f.put_rec(payload(i, 16), 1)
+    f.close()
+    prev = None
+    for i, rec in enumerate(f.records(1)):
+        assert rec == payload(i, 16)
+        if prev is not None:
+            assert prev == payload(i - 1, 16)
+        prev = rec
+    g = kfifo.Kfifo(4096)
+    for i in range(50):
+        g.put_rec(payload(i, 16), 1)
+    a = g.get_rec(1)
+    b = g.get_rec(1)
+    for i in range(2, 50):
+        c = g.get_rec(1)
+        assert (a, b, c) == (payload(i - 2, 16), payload(i - 1, 16), payload(i, 16))
+        a, b = b, c
