@@ -44,6 +44,8 @@ typedef struct kfpy_kfifo {
 	PyObject *block;       /* shared fifo: the kfifo._shm block mapped, view is its buf */
 	unsigned long fork_gen; /* kfpy_fork_gen when the per-process state was last valid */
 	PyObject *rec_result;  /* out_rec's last (ret, data, total), for reuse (kfpy_io.c) */
+	PyObject *last_rec[2]; /* get_rec's last short records, for reuse (kf_rec_bytes) */
+	int last_next;         /* the slot of last_rec the next new one goes to */
 } kfpy_kfifo;
 
 extern PyTypeObject kfpy_KfifoType;

@@ -218,6 +218,8 @@ static int kf_tp_clear(PyObject *self)
 	Py_buffer view;
 
 	Py_CLEAR(k->rec_result);
+	Py_CLEAR(k->last_rec[0]);
+	Py_CLEAR(k->last_rec[1]);
 	kf_check_fork(k);
 	if (k->st == NULL || k->regions > 0)
 		return 0;	/* a region still points in: freed by dealloc */

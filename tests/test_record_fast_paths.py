@@ -125,3 +125,72 @@ def test_bytes_like_input_takes_the_general_path() -> None:
     assert f.get_rec(1) == b"abc"
     assert f.get_rec(2) == b"defg"
     assert f.out_rec(8, 1) == (0, b"hi", 2)
+
+
+def test_get_rec_reused_bytes_never_changes_a_held_record() -> None:
+    # get_rec refills the last short record's bytes only when nobody else
+    # holds it: a record kept (in a list, as a dict key, in a memoryview)
+    # keeps its contents, and a dropped one that was hashed hashes anew
+    f = kfifo.Kfifo(1024)
+    kept = []
+    keys = {}
+    for i in range(200):
+        data = payload(i, 16)
+        f.put_rec(data, 1)
+        got = f.get_rec(1)
+        assert got == data and hash(got) == hash(bytes(data))
+        if i % 3 == 0:
+            kept.append((got, data))
+        elif i % 3 == 1:
+            keys[got] = data
+        else:
+            view = memoryview(got)
+            f.put_rec(payload(i + 1, 16), 1)
+            other = f.get_rec(1)
+            assert bytes(view) == data and other == payload(i + 1, 16)
+            view.release()
+    for got, data in kept:
+        assert got == data
+    for got, data in keys.items():
+        assert got == data and keys[bytes(data)] == data
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 256, 257])
+def test_get_rec_lengths_at_the_reuse_bounds(n: int) -> None:
+    # 0 and 1 byte are CPython's shared singletons, above 256 not kept:
+    # each still comes out right, dropped or held
+    f = kfifo.Kfifo(2048)
+    held = []
+    for i in range(6):
+        data = payload(i, n)
+        f.put_rec(data, 2)
+        got = f.get_rec(2)
+        assert got == data and type(got) is bytes
+        if i % 2:
+            held.append((got, data))
+    assert all(g == d for g, d in held)
+
+
+def test_records_loop_keeps_the_previous_record_intact() -> None:
+    # the loop variable still holds the last record during the next take,
+    # and the one before is refilled: every record seen stays what it was
+    # while it is held, through records() and get_rec alike
+    f = kfifo.Kfifo(4096)
+    for i in range(100):
+        f.put_rec(payload(i, 16), 1)
+    f.close()
+    prev = None
+    for i, rec in enumerate(f.records(1)):
+        assert rec == payload(i, 16)
+        if prev is not None:
+            assert prev == payload(i - 1, 16)
+        prev = rec
+    g = kfifo.Kfifo(4096)
+    for i in range(50):
+        g.put_rec(payload(i, 16), 1)
+    a = g.get_rec(1)
+    b = g.get_rec(1)
+    for i in range(2, 50):
+        c = g.get_rec(1)
+        assert (a, b, c) == (payload(i - 2, 16), payload(i - 1, 16), payload(i, 16))
+        a, b = b, c

@@ -165,6 +165,11 @@ def kfifo_records(count: int) -> float:
     return got / (time.perf_counter() - t0)
 
 
+#: untimed calls of each records variant before the timed runs, and the
+#: records each moves (see main(): CPython 3.11 specializes after 8 calls)
+WARMUP_CALLS = 10
+WARMUP_RECORDS = 1000
+
 #: records per put_recs/get_recs call in the batched rows
 BATCH = 256
 
@@ -281,7 +286,13 @@ def main(argv=None) -> int:
                    "kfifo put_rec/records(), 2 threads": lambda: kfifo_records_iter(args.records)}
         records.update({name + ", 2 threads": peer if isinstance(peer, str) else
                         (lambda fn=peer[1]: fn(args.records)) for name, peer in PEERS.items()})
-        rows.append(("16 B records", "M/s", 1e-6, records))
+        warm = {name: fn for name, fn in
+                (("kfifo put_rec/get_rec, 2 threads", kfifo_records),
+                 (f"kfifo put_recs/get_recs ({BATCH}/call), 2 threads", kfifo_records_batched),
+                 ("kfifo put_rec/records(), 2 threads", kfifo_records_iter))}
+        warm.update({name + ", 2 threads": peer[1] for name, peer in PEERS.items()
+                     if not isinstance(peer, str)})
+        rows.append(("16 B records", "M/s", 1e-6, records, warm))
     for chunk in (65536, 4096) if "zero-copy" in only else ():
         rows.append(
             (
@@ -294,9 +305,22 @@ def main(argv=None) -> int:
                 },
             )
         )
-    for title, unit, scale, variants in rows:
+    for title, unit, scale, variants, *warm in rows:
+        warmups = warm[0] if warm else {}
         runnable = {name: fn for name, fn in variants.items() if callable(fn)}
         runs: dict = {name: [] for name in runnable}
+        # Warm up: CPython 3.11 specializes a function's bytecode only
+        # after its 8th call or once a loop jumps back through JUMP_BACKWARD,
+        # and a `while get() is not None:` loop compiles to a conditional
+        # backward jump that does not count: with fewer repeats than that
+        # every timed run of a records row would run the generic
+        # instructions, except where rows share the code of one function
+        # (queue.Queue's, SimpleQueue's and janus's share _queue_pair's
+        # records()), which warm each other up mid-way.  A few short runs
+        # of each first put every row in the interpreter's steady state.
+        for fn in warmups.values():
+            for _ in range(WARMUP_CALLS):
+                fn(WARMUP_RECORDS)
         for _ in range(args.repeats):
             for name, fn in runnable.items():
                 runs[name].append(fn())
