@@ -35,9 +35,9 @@ static void kfifo__regions(struct kfifo *fifo, unsigned int idx, unsigned int n,
  * four stores are in kfifo__regions()'s order: written as
  * "r[0].len = r[1].len = 0" (r[1] first), they made clang 14 merge the
  * last store of both into one store through a computed index (mov $1;
- * shl $4; an indexed mov) on every prepare, three instructions and a
- * store address that waits for them.  gcc 12's code is the same either
- * way.
+ * shl $4; an indexed mov) on every prepare: two more instructions and a
+ * store address that waits for them.  gcc 12 orders the empty path's
+ * stores differently, nothing else.
  */
 static unsigned char kfifo__nowhere;
 
