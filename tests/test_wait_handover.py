@@ -231,3 +231,68 @@ def test_a_record_stream_through_both_blocking_sides_arrives_whole(size):
         got.append(r)
     t.join()
     assert got == records
+
+
+# ---- the learned length of the yielding part ---------------------------------------------
+
+
+def _paced(items, pace):
+    """items, with a pause of pace(i) seconds before item i."""
+    for i, item in enumerate(items):
+        d = pace(i)
+        if d:
+            time.sleep(d)
+        yield item
+
+
+def _pace(i):
+    # slow (waits that shorten the yielding part), fast (that restore it),
+    # slow again, then fast to the end
+    return 0.002 if i < 20 or 5000 <= i < 5020 else 0.0
+
+
+def test_a_record_stream_that_slows_down_and_speeds_up_arrives_whole():
+    f = Kfifo(256)
+    records = [b"%05d" % i + bytes([i & 0xFF]) * (i % 11) for i in range(10_000)]
+
+    def produce():
+        for r in _paced(records, _pace):
+            f.put_rec(r, 1, timeout=60)
+        f.close()
+
+    t = threading.Thread(target=produce)
+    t.start()
+    assert list(f.records(1)) == records
+    t.join()
+
+
+def test_a_producer_that_waits_for_a_slow_then_fast_consumer_stores_every_record():
+    f = Kfifo(64)
+    records = [b"%05d" % i for i in range(10_000)]
+    got = []
+
+    def consume():
+        for i in range(len(records)):
+            d = _pace(i)
+            if d:
+                time.sleep(d)
+            got.append(f.get_rec(1, timeout=60))
+
+    t = threading.Thread(target=consume)
+    t.start()
+    for r in records:
+        f.put_rec(r, 1, timeout=60)
+    t.join()
+    assert got == records and len(f) == 0
+
+
+def test_short_timeouts_after_long_waits_still_wait_their_whole_timeout():
+    f = Kfifo(64)
+    for timeout in (0.003, 0.003, 0.003, 0.00005, 0.0002, 0.003, 0.0001):
+        t0 = time.monotonic()
+        with pytest.raises(TimeoutError):
+            f.get_rec(1, timeout=timeout)
+        assert time.monotonic() - t0 >= timeout
+    t = after(0.0001, f.put_rec, b"late", 1)
+    assert f.get_rec(1, timeout=30) == b"late"
+    t.join()
