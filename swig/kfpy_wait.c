@@ -156,7 +156,7 @@ static int kf_wait_now(struct kfifo *f, enum kf_wait_kind kind,
  * KF_WAIT_YIELD_MAX_SHIFT (12.5 us, less than the core's spin).
  * Measured (a records() consumer, one record every 0.3 ms, CPU time of
  * the consumer's thread per record): 13 us before yielding, 204 us with
- * a fixed 0.2 ms, 27 us learned; two threads streaming, the limit stays
+ * 0.2 ms each time, 27 us learned; two threads streaming, the limit stays
  * at 0.2 ms (the hand-overs end within it).
  */
 #define KF_WAIT_YIELD_NS 200000LL
