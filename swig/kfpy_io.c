@@ -193,8 +193,9 @@ PyObject *kf_out_common(kfpy_kfifo *k, enum kf_op op,
  * freed, the consumer side idle and a copy too small to release the GIL.
  * The bytes object is made min(n, len) long and the core copies straight
  * into it: the consumer side is ours, so the fill level only grows and
- * the copy fills it whole (a shorter one, if the memory was rewritten
- * under us, shrinks it as kf_out_common() does).
+ * the copy fills it whole (should a consumer we do not know of take bytes
+ * meanwhile, through a shared fifo, the bytes shrink to what was copied,
+ * as in kf_out_common()).
  */
 PyObject *kfpy_out(kfpy_kfifo *k, unsigned int n)
 {
