@@ -58,6 +58,10 @@ typedef struct kfpy_state {
 	kf_side prod;
 	kf_side cons;
 	unsigned long waiters;   /* threads inside a kfifo_wait_* (GIL-protected) */
+	/* kf_wait()'s yielding lasts KF_WAIT_YIELD_NS >> yield_shift[d] for
+	 * direction d (0 room, 1 data), learned from the waits that ended
+	 * (kfpy_wait.c; GIL-protected) */
+	unsigned char yield_shift[2];
 } kf_state;
 
 struct kfpy_spinlock {

@@ -107,8 +107,19 @@ static PyObject *kf_in_common(kfpy_kfifo *k, enum kf_op op, const char *method,
 	return PyLong_FromUnsignedLong(r);
 }
 
+/*
+ * in_'s common case without the layers of kf_in_call(): the fifo not
+ * freed, the producer side idle, a copy too small to release the GIL and
+ * input that does not overlap the ring (the conditions of
+ * kf_in_rec_fast()).  Anything else takes the general path, which checks
+ * it all in order.
+ */
 PyObject *kfpy_in(kfpy_kfifo *k, const void *from, unsigned int n)
 {
+	if (!k->freed && !kf_side_in_flight(&k->st->prod) &&
+	    n < KFPY_GIL_THRESHOLD && !kf_overlaps(&k->st->fifo, from, n))
+		/* the count is at most n < KFPY_GIL_THRESHOLD < 2**31 */
+		return PyLong_FromLong((long)kfifo_in(&k->st->fifo, from, n));
 	return kf_in_common(k, KF_IN, "in_", from, n, 0, NULL);
 }
 
@@ -177,8 +188,33 @@ PyObject *kf_out_common(kfpy_kfifo *k, enum kf_op op,
 	return res;
 }
 
+/*
+ * out's common case without the layers of kf_out_common(): the fifo not
+ * freed, the consumer side idle and a copy too small to release the GIL.
+ * The bytes object is made min(n, len) long and the core copies straight
+ * into it: the consumer side is ours, so the fill level only grows and
+ * the copy fills it whole (should a consumer we do not know of take bytes
+ * meanwhile, through a shared fifo, the bytes shrink to what was copied,
+ * as in kf_out_common()).
+ */
 PyObject *kfpy_out(kfpy_kfifo *k, unsigned int n)
 {
+	if (!k->freed && !kf_side_in_flight(&k->st->cons) &&
+	    n < KFPY_GIL_THRESHOLD) {
+		struct kfifo *f = &k->st->fifo;
+		unsigned int len = kfifo_len(f), r;
+		PyObject *res;
+
+		if (len > n)
+			len = n;
+		res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len);
+		if (res == NULL || len == 0)
+			return res;
+		r = kfifo_out(f, PyBytes_AS_STRING(res), len);
+		if (r != len && _PyBytes_Resize(&res, (Py_ssize_t)r) < 0)
+			return NULL;
+		return res;
+	}
 	return kf_out_common(k, KF_OUT, "out", n, NULL);
 }
 

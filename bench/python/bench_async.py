@@ -5,8 +5,9 @@ the usual ways to feed a loop.
 Between a thread and the loop: 16-byte records and 64 KiB chunks through
 kfifo (the producer thread's blocking put_rec/put, the consumer's
 ``kfifo.aio.AsyncKfifo``), through ``loop.call_soon_threadsafe`` +
-``asyncio.Queue`` (one loop wake-up per item) and through janus (a queue
-with a sync and an async face; ``pip install janus``), and, for the chunks,
+``asyncio.Queue`` (one loop wake-up per item) and through janus and culsans
+(queues with a sync and an async face; ``pip install janus culsans``), and,
+for the chunks,
 the same stream between two plain threads with kfifo's blocking calls (the
 reference the async consumer is held to).  Between a process and the loop:
 16-byte records through a shared kfifo, through ``multiprocessing.Queue``
@@ -185,6 +186,12 @@ def _queue_thread_peer(kind: str, item: bytes, count: int, copy: bool) -> float:
             jq: "janus.Queue[Optional[bytes]]" = janus.Queue()
             put: Callable[[Optional[bytes]], None] = jq.sync_q.put
             get = jq.async_q.get
+        elif kind == "culsans":
+            import culsans
+
+            cq: "culsans.Queue[Optional[bytes]]" = culsans.Queue()
+            put = cq.sync_q.put
+            get = cq.async_q.get
         else:
             aq: "asyncio.Queue[Optional[bytes]]" = asyncio.Queue()
 
@@ -285,6 +292,10 @@ def table(title: str, unit: str, runs: Dict[str, List[float]], ref: str,
     return lines + [""]
 
 
+#: the optional peers between a thread and the loop (queues with two faces)
+THREAD_PEERS = ("janus", "culsans")
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description="an asyncio consumer fed by a thread or a process")
     ap.add_argument("--repeats", type=int, default=5)
@@ -295,6 +306,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     total = args.mb << 20
 
     have_janus = _installed("janus")
+    have_culsans = _installed("culsans")
     have_aioproc = _installed("aioprocessing")
     rec_runs: Dict[str, List[float]] = {"kfifo aio get_recs": [],
                                         "kfifo aio get_rec, then get_rec(1, 0) until empty": [],
@@ -312,6 +324,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         chunk_runs["janus"] = []
     else:
         missing["janus"] = "not installed (pip install janus)"
+    if have_culsans:
+        rec_runs["culsans"] = []
+        chunk_runs["culsans"] = []
+    else:
+        missing["culsans"] = "not installed (pip install culsans)"
     if have_aioproc:
         proc_runs["aioprocessing AioQueue"] = []
     else:
@@ -326,6 +343,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             _queue_thread_peer("asyncio", REC, args.records, False))
         if have_janus:
             rec_runs["janus"].append(_queue_thread_peer("janus", REC, args.records, False))
+        if have_culsans:
+            rec_runs["culsans"].append(_queue_thread_peer("culsans", REC, args.records, False))
         chunk_runs["kfifo aio get_into, 1 MiB buffer"].append(kfifo_thread_stream(total, FIFO) / 2**20)
         chunk_runs["kfifo aio get_into, 64 KiB buffer"].append(kfifo_thread_stream(total, CHUNK) / 2**20)
         chunk_runs["kfifo two threads (sync)"].append(kfifo_stream(CHUNK, total) / 2**20)
@@ -333,6 +352,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             _queue_thread_peer("asyncio", b"x" * CHUNK, total // CHUNK, True) / 2**20)
         if have_janus:
             chunk_runs["janus"].append(_queue_thread_peer("janus", b"x" * CHUNK, total // CHUNK, True) / 2**20)
+        if have_culsans:
+            chunk_runs["culsans"].append(_queue_thread_peer("culsans", b"x" * CHUNK, total // CHUNK, True) / 2**20)
         proc_runs["kfifo aio get_recs, shared fifo"].append(kfifo_process_records(args.proc_records))
         proc_runs["run_in_executor(None, mp.Queue.get)"].append(mp_queue_records(args.proc_records, "executor"))
         if have_aioproc:
@@ -341,17 +362,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     out = [f"# kfifo.aio: an asyncio consumer fed by a thread or a process", "",
            f"Python {sys.version.split()[0]}, {machine_line()}", ""]
     out += table("16 B records, producer thread -> asyncio consumer", "records/s", rec_runs,
-                 "kfifo aio get_recs", {k: v for k, v in missing.items() if k == "janus"})
+                 "kfifo aio get_recs", {k: v for k, v in missing.items() if k in THREAD_PEERS})
     out += table("64 KiB chunks, producer thread -> asyncio consumer", "MiB/s", chunk_runs,
-                 "kfifo aio get_into, 1 MiB buffer", {k: v for k, v in missing.items() if k == "janus"})
+                 "kfifo aio get_into, 1 MiB buffer", {k: v for k, v in missing.items() if k in THREAD_PEERS})
     out += table("16 B records, producer process -> asyncio consumer", "records/s", proc_runs,
-                 "kfifo aio get_recs, shared fifo", {k: v for k, v in missing.items() if k != "janus"})
+                 "kfifo aio get_recs, shared fifo", {k: v for k, v in missing.items() if k not in THREAD_PEERS})
 
     def best_peer(runs: Dict[str, List[float]], ref: str, peers: List[str]) -> float:
         ratios = paired_median_ratios(runs, ref)
         return min(r for p, r in ratios.items() if p in peers and r is not None)
 
-    thread_peers = ["call_soon_threadsafe + asyncio.Queue", "janus"]
+    thread_peers = ["call_soon_threadsafe + asyncio.Queue", *THREAD_PEERS]
     proc_peers = ["run_in_executor(None, mp.Queue.get)", "aioprocessing AioQueue"]
     r1 = best_peer(rec_runs, "kfifo aio get_recs", thread_peers)
     r2 = best_peer(proc_runs, "kfifo aio get_recs, shared fifo", proc_peers)

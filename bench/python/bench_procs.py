@@ -4,7 +4,8 @@
 Workloads, each a producer process sending to the consumer (this process):
 
 1. 16-byte records (and the same batched: kfifo ``put_recs`` /
-   ``get_recs`` of BATCH records per call against pyzmq batched two ways:
+   ``get_recs`` of BATCH records per call against pyzmq's one message per
+   record and against pyzmq batched two ways:
    BATCH records joined into one message that the consumer cuts into
    16-byte records, its strongest form here, and a multipart message of
    BATCH one-record frames, ``send_multipart`` / ``recv_multipart``):
@@ -604,6 +605,11 @@ def main(argv=None):
          f"faster-fifo put_many({FF_BATCH})/get_many", ff or (lambda: ff_records(ctx, ff_count, many=True)), 5.0),
         ("16 B records", "M rec/s", 1e-6, "kfifo put_rec/get_rec", kf_rec,
          "pyzmq PUSH/PULL ipc:// send/recv", zq or (lambda: zmq_records(ctx, zmq_count)), 1.0),
+        # kfifo's batch calls against pyzmq's one message per record, then
+        # against pyzmq batched too, in its two forms
+        ("16 B records, batched", "M rec/s", 1e-6, f"kfifo put_recs/get_recs ({BATCH}/call)", kf_batched,
+         "pyzmq PUSH/PULL ipc:// send/recv, a message per record",
+         zq or (lambda: zmq_records(ctx, zmq_count)), 10.0),
         ("16 B records, batched", "M rec/s", 1e-6, f"kfifo put_recs/get_recs ({BATCH}/call)", kf_batched,
          f"pyzmq PUSH/PULL ipc:// {BATCH} records joined per message, cut by the consumer",
          zq or (lambda: zmq_records_batched(ctx, zmq_count, joined=True)), 10.0),

@@ -5,9 +5,9 @@ Streams chunks from a producer thread to a consumer thread (which copies
 each chunk into its own buffer) with Kfifo.put / Kfifo.get_into, and 16-byte
 records with put_rec / get_rec, next to the same work through the standard
 library's queue.Queue and queue.SimpleQueue (the fastest channel between
-threads in CPython; unbounded, so its producer never waits) and janus's
-synchronous face (``pip install janus``; reported as not installed when
-missing), and next to one thread doing both sides of kfifo (in_ then
+threads in CPython; unbounded, so its producer never waits) and the
+synchronous faces of janus and culsans (``pip install janus culsans``;
+reported as not installed when missing), and next to one thread doing both sides of kfifo (in_ then
 out_into).
 Also one thread filling and checking chunks in place through the
 zero-copy views against the same work through in_/out and bytes.
@@ -120,6 +120,12 @@ def _janus_queue(maxsize: int):
     return janus.Queue(maxsize).sync_q
 
 
+def _culsans_queue(maxsize: int):
+    import culsans
+
+    return culsans.Queue(maxsize).sync_q
+
+
 #: name -> (stream, records), or the reason the peer cannot run here
 PEERS = {
     "queue.Queue": _queue_pair(lambda maxsize: queue.Queue(maxsize)),
@@ -131,6 +137,12 @@ try:
     PEERS["janus sync_q"] = _queue_pair(_janus_queue)
 except ImportError:
     PEERS["janus sync_q"] = "not installed (pip install janus)"
+try:
+    import culsans  # noqa: F401
+
+    PEERS["culsans sync_q"] = _queue_pair(_culsans_queue)
+except ImportError:
+    PEERS["culsans sync_q"] = "not installed (pip install culsans)"
 
 
 def one_thread(chunk: int, total: int) -> float:

@@ -3,9 +3,10 @@
  * kfifo.h - the Linux kernel's lock-free byte FIFO ("new kfifo API v0.3")
  * in userspace C.
  *
- * Written from the contract in docs/spec.md, not from the kernel sources.  The
- * seed API is kept name for name so that kernel code compiles unchanged;
- * the six known bugs of the seed patches are fixed (see docs/spec.md 1.7).
+ * Written from the contract in docs/spec.md (installed beside the license,
+ * share/doc/kfifo/spec.md), not from the kernel sources.  The seed API is
+ * kept name for name so that kernel code compiles unchanged; the six known
+ * bugs of the seed patches are fixed (see docs/spec.md 1.7).
  *
  * Concurrency in one sentence: one producer and one consumer may use a
  * fifo at the same time without a lock; more of either need the _locked

@@ -38,6 +38,8 @@ for kind in static shared; do
   libdir=$(dirname "$(find "$prefix" -name kfifo.pc)")/..
   libdir=$(cd "$libdir" && pwd)
   say "$kind: installed into $prefix: $(cd "$prefix" && find . -type f -o -type l | sort | tr '\n' ' ')"
+  # the header cites the specification by section: it is installed too
+  [[ -f $prefix/share/doc/kfifo/spec.md ]] || fail "$kind: share/doc/kfifo/spec.md not installed"
 
   # find_package(kfifo)
   cdir=$WORK/$kind/consumer-cmake
