@@ -3,8 +3,10 @@
 
 :class:`KfifoModel` is the oracle of the property tests and is shipped for
 users who want to test their own FIFO against the same rules.  It is
-written from the contract (``docs/spec.md``), not translated from the C code, and
-it trades speed for being obviously right:
+written from the contract (``docs/spec.md``, cited below by section: the
+specification page of kfifo's documentation, also in the source
+distribution and, from ``cmake --install``, in ``share/doc/kfifo``), not
+translated from the C code, and it trades speed for being obviously right:
 
 * ``in`` and ``out`` are free-running 32-bit counters, exactly as in C:
   they wrap at ``2**32`` and the fill level is ``(in - out) mod 2**32``;
