@@ -234,14 +234,24 @@ static inline int kf_overlaps(struct kfifo *f, const void *p, unsigned int n)
  * its layers.  The constant-recsize copies of the core are called, so
  * its header code is folded away.
  */
+/* The producer's common case applies to a store of @n bytes from @from:
+ * the fifo not freed, its producer side idle, a copy too small to
+ * release the GIL, input that does not overlap the ring (kfpy_in() and
+ * kf_in_rec_fast()). */
+static inline int kf_in_fast_ok(kfpy_kfifo *k, const void *from,
+				unsigned int n)
+{
+	return !k->freed && !kf_side_in_flight(&k->st->prod) &&
+	       n < KFPY_GIL_THRESHOLD && !kf_overlaps(&k->st->fifo, from, n);
+}
+
 static inline int kf_in_rec_fast(kfpy_kfifo *k, const void *from,
 				 unsigned int n, unsigned int recsize,
 				 unsigned int *r)
 {
 	struct kfifo *f;
 
-	if (k->freed || kf_side_in_flight(&k->st->prod) ||
-	    n >= KFPY_GIL_THRESHOLD || kf_overlaps(&k->st->fifo, from, n))
+	if (!kf_in_fast_ok(k, from, n))
 		return 0;
 	f = &k->st->fifo;
 	*r = recsize == 1 ? kfifo_in_rec(f, from, n, 1)

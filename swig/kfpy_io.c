@@ -108,16 +108,13 @@ static PyObject *kf_in_common(kfpy_kfifo *k, enum kf_op op, const char *method,
 }
 
 /*
- * in_'s common case without the layers of kf_in_call(): the fifo not
- * freed, the producer side idle, a copy too small to release the GIL and
- * input that does not overlap the ring (the conditions of
- * kf_in_rec_fast()).  Anything else takes the general path, which checks
- * it all in order.
+ * in_'s common case without the layers of kf_in_call() (kf_in_fast_ok(),
+ * as for kf_in_rec_fast()).  Anything else takes the general path, which
+ * checks it all in order.
  */
 PyObject *kfpy_in(kfpy_kfifo *k, const void *from, unsigned int n)
 {
-	if (!k->freed && !kf_side_in_flight(&k->st->prod) &&
-	    n < KFPY_GIL_THRESHOLD && !kf_overlaps(&k->st->fifo, from, n))
+	if (kf_in_fast_ok(k, from, n))
 		/* the count is at most n < KFPY_GIL_THRESHOLD < 2**31 */
 		return PyLong_FromLong((long)kfifo_in(&k->st->fifo, from, n));
 	return kf_in_common(k, KF_IN, "in_", from, n, 0, NULL);
