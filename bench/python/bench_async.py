@@ -28,6 +28,7 @@ the median rate of each and the median of the paired ratios.
 """
 import argparse
 import asyncio
+import importlib
 import multiprocessing
 import statistics
 import sys
@@ -174,24 +175,21 @@ def kfifo_process_records(count: int) -> float:
 # ---- the peers ------------------------------------------------------------------------
 
 
+#: the optional peers between a thread and the loop (queues with two faces)
+THREAD_PEERS = ("janus", "culsans")
+
+
 def _queue_thread_peer(kind: str, item: bytes, count: int, copy: bool) -> float:
     """A producer thread puts ``count`` items; an asyncio task takes them."""
 
     async def main() -> float:
         loop = asyncio.get_running_loop()
         buf = bytearray(len(item))
-        if kind == "janus":
-            import janus
-
-            jq: "janus.Queue[Optional[bytes]]" = janus.Queue()
-            put: Callable[[Optional[bytes]], None] = jq.sync_q.put
-            get = jq.async_q.get
-        elif kind == "culsans":
-            import culsans
-
-            cq: "culsans.Queue[Optional[bytes]]" = culsans.Queue()
-            put = cq.sync_q.put
-            get = cq.async_q.get
+        if kind in THREAD_PEERS:
+            # janus and culsans: one queue with a sync face and an async one
+            tq = importlib.import_module(kind).Queue()
+            put: Callable[[Optional[bytes]], None] = tq.sync_q.put
+            get = tq.async_q.get
         else:
             aq: "asyncio.Queue[Optional[bytes]]" = asyncio.Queue()
 
@@ -219,8 +217,8 @@ def _queue_thread_peer(kind: str, item: bytes, count: int, copy: bool) -> float:
         dt = time.perf_counter() - t0
         t.join()
         if kind == "janus":
-            jq.close()
-            await jq.wait_closed()
+            tq.close()
+            await tq.wait_closed()
         assert got == count
         return count * (len(item) if copy else 1) / dt
 
@@ -292,10 +290,6 @@ def table(title: str, unit: str, runs: Dict[str, List[float]], ref: str,
     return lines + [""]
 
 
-#: the optional peers between a thread and the loop (queues with two faces)
-THREAD_PEERS = ("janus", "culsans")
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description="an asyncio consumer fed by a thread or a process")
     ap.add_argument("--repeats", type=int, default=5)
@@ -305,8 +299,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = ap.parse_args(argv)
     total = args.mb << 20
 
-    have_janus = _installed("janus")
-    have_culsans = _installed("culsans")
+    thread_peers_here = [p for p in THREAD_PEERS if _installed(p)]
     have_aioproc = _installed("aioprocessing")
     rec_runs: Dict[str, List[float]] = {"kfifo aio get_recs": [],
                                         "kfifo aio get_rec, then get_rec(1, 0) until empty": [],
@@ -319,16 +312,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     proc_runs: Dict[str, List[float]] = {"kfifo aio get_recs, shared fifo": [],
                                          "run_in_executor(None, mp.Queue.get)": []}
     missing: Dict[str, str] = {}
-    if have_janus:
-        rec_runs["janus"] = []
-        chunk_runs["janus"] = []
-    else:
-        missing["janus"] = "not installed (pip install janus)"
-    if have_culsans:
-        rec_runs["culsans"] = []
-        chunk_runs["culsans"] = []
-    else:
-        missing["culsans"] = "not installed (pip install culsans)"
+    for peer in THREAD_PEERS:
+        if peer in thread_peers_here:
+            rec_runs[peer] = []
+            chunk_runs[peer] = []
+        else:
+            missing[peer] = f"not installed (pip install {peer})"
     if have_aioproc:
         proc_runs["aioprocessing AioQueue"] = []
     else:
@@ -341,19 +330,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         rec_runs["kfifo aio, async for records()"].append(kfifo_thread_records(args.records, _iterate_records))
         rec_runs["call_soon_threadsafe + asyncio.Queue"].append(
             _queue_thread_peer("asyncio", REC, args.records, False))
-        if have_janus:
-            rec_runs["janus"].append(_queue_thread_peer("janus", REC, args.records, False))
-        if have_culsans:
-            rec_runs["culsans"].append(_queue_thread_peer("culsans", REC, args.records, False))
+        for peer in thread_peers_here:
+            rec_runs[peer].append(_queue_thread_peer(peer, REC, args.records, False))
         chunk_runs["kfifo aio get_into, 1 MiB buffer"].append(kfifo_thread_stream(total, FIFO) / 2**20)
         chunk_runs["kfifo aio get_into, 64 KiB buffer"].append(kfifo_thread_stream(total, CHUNK) / 2**20)
         chunk_runs["kfifo two threads (sync)"].append(kfifo_stream(CHUNK, total) / 2**20)
         chunk_runs["call_soon_threadsafe + asyncio.Queue"].append(
             _queue_thread_peer("asyncio", b"x" * CHUNK, total // CHUNK, True) / 2**20)
-        if have_janus:
-            chunk_runs["janus"].append(_queue_thread_peer("janus", b"x" * CHUNK, total // CHUNK, True) / 2**20)
-        if have_culsans:
-            chunk_runs["culsans"].append(_queue_thread_peer("culsans", b"x" * CHUNK, total // CHUNK, True) / 2**20)
+        for peer in thread_peers_here:
+            chunk_runs[peer].append(_queue_thread_peer(peer, b"x" * CHUNK, total // CHUNK, True) / 2**20)
         proc_runs["kfifo aio get_recs, shared fifo"].append(kfifo_process_records(args.proc_records))
         proc_runs["run_in_executor(None, mp.Queue.get)"].append(mp_queue_records(args.proc_records, "executor"))
         if have_aioproc:
