@@ -188,6 +188,11 @@ static inline void kf_check_fork(kfpy_kfifo *k)
 
 unsigned int kf_do(struct kfifo *f, struct kf_call *c);
 unsigned int kf_run(kf_state *st, kf_side *s, struct kf_call *c, int nogil);
+/* Let go of the GIL around a copy, and take it back: a thread that
+ * finishes while another kfifo call's thread holds the GIL spins briefly
+ * instead of sleeping (kfpy_threads.c). */
+PyThreadState *kf_gil_release(void);
+void kf_gil_take(PyThreadState *ts);
 
 /* ---- kfpy_args.c ---- */
 

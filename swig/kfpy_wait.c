@@ -216,6 +216,7 @@ static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
 	for (;;) {
 		long long left = -1, slice;
 		struct kfifo *f;
+		PyThreadState *ts;
 
 		if (k->freed) {
 			kf_freed_error(method);
@@ -229,7 +230,7 @@ static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
 		slice = left < 0 || left > KF_WAIT_SLICE_NS ? KF_WAIT_SLICE_NS : left;
 		f = &k->st->fifo;
 		k->st->waiters++;
-		Py_BEGIN_ALLOW_THREADS
+		ts = kf_gil_release();
 		r = -ETIMEDOUT;
 		if (yield > 0) {
 			/* once per call, within the slice (see above) */
@@ -243,7 +244,7 @@ static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
 		}
 		if (r == -ETIMEDOUT && slice > 0)
 			r = kf_wait_now(f, kind, arg, slice);
-		Py_END_ALLOW_THREADS
+		kf_gil_take(ts);
 		k->st->waiters--;
 		if (k->freed) {
 			kf_freed_error(method);
