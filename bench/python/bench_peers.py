@@ -448,13 +448,51 @@ def _spsc_bytes(name: str, m: Any, chunk: int, count: int, timeout: float) -> fl
     return _spsc_objects(name, m, data, count, timeout)
 
 
-def _kfifo_stream_like_c(m: Any, chunk: int, count: int, timeout: float) -> float:
+def _pinned(produce: Callable[[], None], consume: Callable[[], None]
+            ) -> Tuple[Callable[[], None], Callable[[], None]]:
+    """The producer on the first CPU this process may use, the consumer on
+    the second, as the C benchmark pins its threads (bench_pin(0) and (1));
+    unchanged where there are fewer than two or no affinity calls."""
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if len(cpus) < 2:
+        return produce, consume
+
+    def on(cpu: int, fn: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            os.sched_setaffinity(0, {cpu})  # 0: the calling thread
+            fn()
+        return run
+    return on(cpus[0], produce), on(cpus[1], consume)
+
+
+def _kfifo_stream_like_c(m: Any, chunk: int, count: int, timeout: float,
+                         blocking: bool = True, pin: bool = True) -> float:
     """kfifo's two-thread stream as the C benchmark runs it: a 1 MiB fifo,
-    in_ / out_into polling (the C loops spin where Python yields)."""
+    the threads pinned to two CPUs (``pin``).  ``blocking``: ``put`` /
+    ``get_into``, which wait in C without the GIL, as a Python user writes
+    the loop (C's threads spin on ``kfifo_in`` / ``kfifo_out``); else
+    ``in_`` / ``out_into`` polling with ``time.sleep(0)``, which on CPython
+    3.11 and later sleeps ~50-70 us each time (the kernel's timer slack)."""
     f = m.Kfifo(MIB)
+    data = bytes(chunk)
+    total = chunk * count
+    if blocking:
+        def produce() -> None:
+            put = f.put
+            for _ in range(count):
+                put(data)
+
+        def consume() -> None:
+            get_into, buf, got = f.get_into, bytearray(chunk), 0
+            while got < total:
+                got += get_into(buf)
+    else:
+        produce, consume = _stream_pair(f.in_, f.out_into, data, chunk, count,
+                                        _deadline(timeout))
+    if pin:
+        produce, consume = _pinned(produce, consume)
     try:
-        return _two_threads(*_stream_pair(f.in_, f.out_into, bytes(chunk), chunk, count,
-                                          _deadline(timeout)), timeout)
+        return _two_threads(produce, consume, timeout)
     finally:
         f.free()
 
@@ -673,9 +711,15 @@ def run_python(plan: Plan, impls: Dict[str, Any], log: Callable[[str], None]) ->
         # the workloads of the C benchmark, for the table of Python against C
         if "kfifo" in ok:
             n64 = max(2, plan.spsc_bytes // (64 * KIB))
-            _measure(res, "like_c_stream64K", "kfifo",
-                     lambda: n64 * 64 * KIB / _kfifo_stream_like_c(impls["kfifo"], 64 * KIB, n64,
-                                                                   plan.timeout))
+            for key, blocking, pin in (("like_c_stream64K", True, True),
+                                       ("like_c_stream64K_poll", False, True),
+                                       ("like_c_stream64K_unpinned", True, False)):
+                _measure(res, key, "kfifo",
+                         lambda blocking=blocking, pin=pin:
+                         n64 * 64 * KIB / _kfifo_stream_like_c(impls["kfifo"], 64 * KIB, n64,
+                                                               plan.timeout, blocking, pin))
+                res.setdefault(key + "_cpus", {}).setdefault(
+                    "kfifo", {"all": []})["all"].append(LAST_CPU_SHARE[0])
             _measure(res, "like_c_rec16", "kfifo",
                      lambda: plan.rec_count / _spsc_records("kfifo", impls["kfifo"], 16,
                                                             plan.rec_count, plan.timeout, MIB))
@@ -804,21 +848,32 @@ def python_targets(res: Dict[str, Any], single_rate: Optional[float]) -> List[Li
 
 def python_vs_c(res: Dict[str, Any], c: Dict[str, Any]) -> List[List[str]]:
     """Rows of (workload, Python, C, Python/C): kfifo's two-thread stream of
-    64 KiB chunks (GB/s) and of 16-byte records, recsize 1 (M/s), both through
-    a 1 MiB fifo with polling calls, and the 16-byte in + out round trip in
-    one thread (ns; the ratio is C's time over Python's, so that every ratio
-    reads "Python does this fraction of C's work"), from this run's medians."""
+    64 KiB chunks (GB/s; blocking calls with the threads pinned as C's, the
+    goal's row, then polling calls, then blocking calls unpinned) and of
+    16-byte records, recsize 1 (M/s, polling calls), all through a 1 MiB
+    fifo, and the 16-byte in + out round trip in one thread (ns; the ratio
+    is C's time over Python's, so that every ratio reads "Python does this
+    fraction of C's work"), from this run's medians."""
     c_stream = {(e["impl"], e["chunk"]): e["median"] for e in c.get("stream_gbps", [])}
     c_rec = {e["name"]: e["median"] for e in c.get("records_mops", [])}
     c_ping = {e["impl"]: e["median"] for e in c.get("pingpong16_ns", [])}
+    c64 = c_stream.get(("kfifo", 65536))
     rows = []
     for label, key, cval, scale, unit in (
-            ("two threads, 64 KiB chunks, `in_`/`out_into` vs `kfifo_in`/`kfifo_out`",
-             "like_c_stream64K", c_stream.get(("kfifo", 65536)), 1e-9, "GB/s"),
+            ("two threads, 64 KiB chunks, `put`/`get_into` (blocking) vs "
+             "`kfifo_in`/`kfifo_out` (spinning), threads pinned to two CPUs in both",
+             "like_c_stream64K", c64, 1e-9, "GB/s"),
+            ("the same, `in_`/`out_into` polling with `time.sleep(0)`",
+             "like_c_stream64K_poll", c64, 1e-9, "GB/s"),
+            ("the same, `put`/`get_into`, Python's threads not pinned",
+             "like_c_stream64K_unpinned", c64, 1e-9, "GB/s"),
             ("two threads, 16 B records, `in_rec`/`out_rec` vs `kfifo_in_rec`/`kfifo_out_rec`",
              "like_c_rec16", c_rec.get("kfifo records 16 B (recsize 1)"), 1e-6, "M/s")):
         py = _get(res, key, "kfifo")
         py_shown = f"{py * scale:.3f} {unit}" if py else "—"
+        cpus = _get(res, key + "_cpus", "kfifo")
+        if py and cpus:
+            py_shown += f" ({cpus:.2f} CPUs)"
         c_shown = f"{cval:.3f} {unit}" if cval else "—"
         rows.append([label, py_shown, c_shown, f"{py * scale / cval:.2f}×" if py and cval else "—"])
     py_ns = _get(res, "call16", "kfifo")
@@ -894,7 +949,7 @@ def report(plan: Plan, res: Dict[str, Any], versions: Dict[str, str],
                     if e["impl"] == "kfifo" and e["chunk"] == 65536), None)
         py64 = _get(res, "like_c_stream64K", "kfifo")
         r = py64 / 1e9 / c64 if py64 and c64 else None
-        rows.append(["Python 64 KiB two-thread stream ≥ 0.8× the same in C",
+        rows.append(["Python 64 KiB two-thread stream ≥ 0.8× the same in C (blocking calls, pinned)",
                      f"{r:.2f}×" if r else "—", "n/a" if r is None else "met" if r >= 0.8 else "NOT met"])
     out += [_table(["goal", "measured (median)", ""], rows), ""]
 
@@ -950,8 +1005,12 @@ def report(plan: Plan, res: Dict[str, Any], versions: Dict[str, str],
 
     if c:
         out += ["## Python against C: the binding's cost", "",
-                "kfifo alone, two threads, a 1 MiB fifo, the polling calls; C from the C "
-                "benchmark of this run (its medians), Python from this process's.", ""]
+                "kfifo alone, two threads, a 1 MiB fifo; C from the C benchmark of this "
+                "run (its medians; its threads spin, pinned to CPUs 0 and 1), Python from "
+                "this process's, with the CPUs the Python process had on average "
+                "(2.00: both threads running all the time).  Unpinned, the scheduler may "
+                "put both Python threads on one CPU, where the copies stay in its cache.",
+                ""]
         out += [_table(["workload", "Python", "C", "Python / C"], python_vs_c(res, c)), ""]
         out += [c["markdown"]]
     else:
