@@ -173,39 +173,44 @@ unsigned int kf_run(kf_state *st, kf_side *s, struct kf_call *c,
 
 /*
  * Two threads streaming big chunks (one putting, one getting) each spend
- * most of a call copying without the GIL and a short stretch (their
- * Python loop, the next call's arguments: about a microsecond) holding
- * it.  A copy often ends while the other thread is in its stretch.
- * CPython's take_gil() then sleeps on a condition variable (a futex) and
- * the holder wakes it when it lets go, a microsecond later; but the wake
- * and the schedule of the sleeper take tens of microseconds on a virtual
- * machine (longer than a 64 KiB copy), and meanwhile the holder may have
- * copied, come back and taken the GIL again, so the sleeper sleeps again.
- * Measured (two threads, 64 KiB chunks, 1 MiB fifo, CPython 3.11, 2
- * vCPUs): most context switches of the run were in take_gil() called
- * from here, and each thread had the CPU ~70 % of the time.
+ * most of a call copying without the GIL and a short stretch holding it
+ * (their Python loop, the next call's arguments: about a microsecond).  A
+ * copy often ends while the other thread is in its stretch, or is taking
+ * the GIL itself (the end of a copy is what wakes the other side's wait).
+ * CPython's take_gil() then sleeps on a condition variable (a futex; its
+ * mutex too sleeps when contended) and the holder wakes it when it lets
+ * go, a microsecond later; but the wake and the schedule of the sleeper
+ * take tens of microseconds on a virtual machine (several 64 KiB copies),
+ * and the sleeper's CPU idles meanwhile.  Measured (two threads pinned to
+ * two CPUs, put / get_into of 64 KiB through a 1 MiB fifo, CPython 3.11,
+ * 2 vCPUs): most context switches of the run were in take_gil() called
+ * from here (perf, sched_switch), and the process had 1.4 CPUs of 2.
  *
- * So before it takes the GIL back, a thread that has copied waits by
- * spinning, for a bounded time, while the GIL is known to be held by a
- * kfifo call's thread that will soon give it back: kf_gil_mark names the
- * thread state of the last thread that took the GIL back here and has
- * not released it through here since.  The holder clears its own mark
- * after it has let go of the GIL (never someone else's: a compare and
- * exchange), so that the spinner finds the GIL free and takes it without
- * sleeping on the condition variable or on its mutex.
+ * So a thread that has copied waits for the GIL by spinning, for a
+ * bounded time, while the GIL is known to be with a kfifo call that will
+ * soon give it back: kf_gil_mark names (by its thread state, never
+ * dereferenced) the thread that is taking or holding the GIL through
+ * kf_gil_take() and has not let go of it through kf_gil_release() since.
+ * A thread marks itself before it calls PyEval_RestoreThread() (only over
+ * no mark: a compare and exchange), so that the other thread, finishing
+ * its copy meanwhile, spins instead of sleeping; the holder clears its own
+ * mark (never another's) after it has let go of the GIL, so that the
+ * spinner finds the GIL free and takes it without sleeping on the
+ * condition variable or on its mutex.
  *
  * Why this is harmless: the mark is only a hint (relaxed atomics, nothing
- * is published through it; a stale or lost mark only costs a spin or a
- * sleep, never a wrong result).  The spin is bounded by kf_gil_spin_ns;
- * a spin that runs out (the mark holder went on with other Python code,
- * or let go of the GIL some other way: time.sleep(), I/O, the switch
- * interval, its end) halves the next bound, down to
- * KF_GIL_SPIN_NS >> KF_GIL_SPIN_MAX_SHIFT, and a spin that ends because
- * the mark went away restores it: threads that do not stream pay at most
- * a microsecond or two per big copy.  A thread holding the GIL without
- * a mark (any other Python code) is waited for as before, asleep.  The
- * spinner holds no lock and no GIL, so it cannot delay the holder; the
- * CPU it spins on is one the holder is not using (the holder is running).
+ * is published through it; a stale or lost mark costs a spin or a sleep,
+ * never a wrong result).  The spin is bounded by KF_GIL_SPIN_NS; a spin
+ * that runs out (the mark's thread went on with other Python code, or let
+ * go of the GIL some other way: time.sleep(), I/O, the switch interval,
+ * its end) halves the next bound, down to KF_GIL_SPIN_NS >>
+ * KF_GIL_SPIN_MAX_SHIFT, and one that ends because the mark went away
+ * restores it: threads that do not stream pay at most a microsecond or
+ * two per big copy.  A thread holding the GIL without a mark (any other
+ * Python code) is waited for as before, asleep.  The spinner holds no
+ * lock and not the GIL, so it cannot delay the holder, and it spins on a
+ * CPU the holder is not using (the holder is running).  A fork() child
+ * starts with no mark (kf_atfork_child).
  */
 #define KF_GIL_SPIN_NS 20000LL
 #define KF_GIL_SPIN_MAX_SHIFT 4
@@ -248,27 +253,40 @@ PyThreadState *kf_gil_release(void)
 /* Take the GIL back after a copy (see above). */
 void kf_gil_take(PyThreadState *ts)
 {
-	uintptr_t m = __atomic_load_n(&kf_gil_mark, __ATOMIC_RELAXED);
+	uintptr_t me = (uintptr_t)ts, m;
+	long long start = 0, limit = 0;
+	unsigned int i = 0;
 	int spun = 0, ran_out = 0;
 
-	if (m != 0 && m != (uintptr_t)ts) {
-		spun = 1;
-		long long limit = KF_GIL_SPIN_NS >>
-				  __atomic_load_n(&kf_gil_spin_shift,
-						  __ATOMIC_RELAXED);
-		long long start = kf_gil_now();
-		unsigned int i = 0;
-
-		for (;;) {
-			kf_pause();
-			m = __atomic_load_n(&kf_gil_mark, __ATOMIC_RELAXED);
-			if (m == 0 || m == (uintptr_t)ts)
+	/*
+	 * Mark ourselves as the next holder before taking the GIL (over no
+	 * mark, or our own), so that a thread that finishes its copy while
+	 * we are inside take_gil() spins too instead of sleeping.  Another
+	 * thread's mark: it has the GIL or is taking it; wait for it to let
+	 * go, within the bound.
+	 */
+	for (;;) {
+		m = __atomic_load_n(&kf_gil_mark, __ATOMIC_RELAXED);
+		if (m == me)
+			break;
+		if (m == 0) {
+			if (__atomic_compare_exchange_n(&kf_gil_mark, &m, me, 0,
+							__ATOMIC_RELAXED,
+							__ATOMIC_RELAXED))
 				break;
-			/* the clock costs more than a pause: every 16th */
-			if ((++i & 15) == 0 && kf_gil_now() - start > limit) {
-				ran_out = 1;
-				break;
-			}
+			continue; /* another thread marked first */
+		}
+		if (!spun) {
+			spun = 1;
+			limit = KF_GIL_SPIN_NS >>
+				__atomic_load_n(&kf_gil_spin_shift, __ATOMIC_RELAXED);
+			start = kf_gil_now();
+		}
+		kf_pause();
+		/* the clock costs more than a pause: every 16th */
+		if ((++i & 15) == 0 && kf_gil_now() - start > limit) {
+			ran_out = 1;
+			break;
 		}
 	}
 	PyEval_RestoreThread(ts);
@@ -279,7 +297,7 @@ void kf_gil_take(PyThreadState *ts)
 	} else if (spun && kf_gil_spin_shift != 0) {
 		__atomic_store_n(&kf_gil_spin_shift, 0, __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(&kf_gil_mark, (uintptr_t)ts, __ATOMIC_RELAXED);
+	__atomic_store_n(&kf_gil_mark, me, __ATOMIC_RELAXED);
 }
 
 /* ---- fork ---------------------------------------------------------------------------- */
@@ -289,6 +307,8 @@ unsigned long kfpy_fork_gen;
 void kf_atfork_child(void)
 {
 	kfpy_fork_gen++;
+	/* the mark may name a thread of the parent: none holds the GIL here */
+	__atomic_store_n(&kf_gil_mark, 0, __ATOMIC_RELAXED);
 }
 
 /*
