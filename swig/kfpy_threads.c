@@ -220,6 +220,7 @@ static uintptr_t kf_gil_mark;
 /* the bound's shift (under the GIL) */
 static unsigned int kf_gil_spin_shift;
 
+/* one pause of a spin loop, as the core's kfifo__cpu_relax() (private to it) */
 static inline void kf_pause(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -13,34 +13,10 @@ import time
 import kfifo
 from _isolated import assert_clean, run_isolated
 from kfifo import Kfifo
+from test_kfifo_threads import run_threads  # joins with a time limit, re-raises
 
 #: every copy of this size runs without the GIL
 BIG = max(kfifo.GIL_THRESHOLD, 1 << 16)
-
-
-def run_threads(targets, timeout=60.0):
-    """Start one daemon thread per target, join them all (a thread still
-    running after @timeout fails the test), re-raise the first error."""
-    errors = []
-
-    def wrap(target):
-        def body():
-            try:
-                target()
-            except BaseException as e:  # noqa: BLE001 - reported below
-                errors.append(e)
-
-        return body
-
-    threads = [threading.Thread(target=wrap(t), daemon=True) for t in targets]
-    for t in threads:
-        t.start()
-    deadline = time.monotonic() + timeout
-    for t in threads:
-        t.join(max(0.0, deadline - time.monotonic()))
-    assert not any(t.is_alive() for t in threads), "a thread did not finish"
-    if errors:
-        raise errors[0]
 
 
 def chunk(i):
@@ -90,7 +66,7 @@ def test_two_streams_at_once_share_the_mark_and_lose_nothing():
     targets = []
     for f, blocking in zip(fifos, (True, True, False)):
         targets += stream(f, 300, blocking)
-    run_threads(targets)
+    run_threads(targets, timeout=60)
     for f in fifos:
         assert len(f) == 0
         f.free()
@@ -140,7 +116,7 @@ def test_plain_python_code_holding_the_gil_is_waited_for():
     for t in others:
         t.start()
     try:
-        run_threads(list(stream(f, 200, True)))
+        run_threads(list(stream(f, 200, True)), timeout=60)
     finally:
         stop.set()
         for t in others:
