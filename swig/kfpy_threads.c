@@ -295,12 +295,17 @@ void kf_gil_take(PyThreadState *ts)
 		}
 	}
 	PyEval_RestoreThread(ts);
-	if (ran_out) {
-		if (kf_gil_spin_shift < KF_GIL_SPIN_MAX_SHIFT)
-			__atomic_store_n(&kf_gil_spin_shift,
-					 kf_gil_spin_shift + 1, __ATOMIC_RELAXED);
-	} else if (spun && kf_gil_spin_shift != 0) {
-		__atomic_store_n(&kf_gil_spin_shift, 0, __ATOMIC_RELAXED);
+	if (spun) {
+		/* atomics even under the GIL: with a GIL per interpreter
+		 * (3.12+) two threads may update the bound at once */
+		unsigned int shift = __atomic_load_n(&kf_gil_spin_shift,
+						     __ATOMIC_RELAXED);
+
+		if (ran_out && shift < KF_GIL_SPIN_MAX_SHIFT)
+			__atomic_store_n(&kf_gil_spin_shift, shift + 1,
+					 __ATOMIC_RELAXED);
+		else if (!ran_out && shift != 0)
+			__atomic_store_n(&kf_gil_spin_shift, 0, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&kf_gil_mark, me, __ATOMIC_RELAXED);
 }
