@@ -402,8 +402,12 @@ PyObject *kfpy_get_fast(PyObject *self, PyObject *const *args,
 	return kfpy_get(k, n, KF_TIMEOUT(a[1]));
 }
 
-PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
-			    Py_ssize_t nargs, PyObject *kwnames)
+/* put_rec's general path: every argument form, the checks in order, the
+ * wait for room (kept out of line so that the common case below saves no
+ * registers and reserves no Py_buffer on the stack) */
+static __attribute__((noinline)) PyObject *
+kf_put_rec_general(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+		   PyObject *kwnames)
 {
 	static const char *const names[] = { "data", "recsize", "timeout", NULL };
 	PyObject *a[3], *res = NULL;
@@ -413,27 +417,8 @@ PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
 	kfpy_kfifo *k;
 	int got = 0;
 
-	if (kfpy_arg_self(self, "put_rec", &k) < 0)
-		return NULL;
-	/*
-	 * The common case first: put_rec(bytes, recsize) with room now and
-	 * the fifo open.  No timeout to check (None), and a record that was
-	 * stored could fit; anything else (no room, closed, an error to
-	 * raise) takes the general path below, which checks it all in order.
-	 */
-	if (kwnames == NULL && (nargs == 2 || (nargs == 3 && args[2] == Py_None)) &&
-	    PyBytes_CheckExact(args[0]) &&
-	    (size_t)PyBytes_GET_SIZE(args[0]) < KFPY_GIL_THRESHOLD &&
-	    kfpy_small_uint(args[1], &recsize) && recsize <= 2 &&
-	    !k->freed && !kfifo_is_closed(&k->st->fifo)) {
-		unsigned int r;
-
-		if (kf_in_rec_fast(k, PyBytes_AS_STRING(args[0]),
-				   (unsigned int)PyBytes_GET_SIZE(args[0]),
-				   recsize, &r) && r == 0)
-			Py_RETURN_NONE;
-	}
-	if (kf_kwargs("put_rec", args, nargs, kwnames, names, 2,
+	if (kfpy_arg_self(self, "put_rec", &k) < 0 ||
+	    kf_kwargs("put_rec", args, nargs, kwnames, names, 2,
 		      KF_NNAMES(names), a) < 0 ||
 	    kfpy_arg_data(a[0], "put_rec", &view, &got, &buf, &n) < 0)
 		return NULL;
@@ -442,6 +427,39 @@ PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
 	if (got)
 		PyBuffer_Release(&view);
 	return res;
+}
+
+/*
+ * The common case first: put_rec(bytes, recsize) by position on an
+ * initialised Kfifo with room now and the fifo open.  No timeout to check
+ * (None), and a record that was stored could fit; anything else (no room,
+ * closed, an error to raise) takes the general path, which checks it all
+ * in order.  This is the producer's whole per-record cost between two
+ * threads, so it is one flat test and one call into the core, which
+ * also refuses a closed fifo (kfifo__in_rec_open).
+ */
+PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
+			    Py_ssize_t nargs, PyObject *kwnames)
+{
+	kfpy_kfifo *k = (kfpy_kfifo *)self;
+	unsigned int recsize;
+	PyObject *data;
+
+	if (__builtin_expect(kwnames == NULL, 1) &&
+	    (nargs == 2 || (nargs == 3 && args[2] == Py_None)) &&
+	    Py_IS_TYPE(self, &kfpy_KfifoType) && k->st != NULL &&
+	    k->fork_gen == kfpy_fork_gen) {
+		data = args[0];
+		if (PyBytes_CheckExact(data) &&
+		    kfpy_small_uint(args[1], &recsize) && recsize <= 2 &&
+		    kf_in_fast_ok(k, PyBytes_AS_STRING(data),
+				  kf_clamp(PyBytes_GET_SIZE(data))) &&
+		    kfifo__in_rec_open(&k->st->fifo, PyBytes_AS_STRING(data),
+				       (unsigned int)PyBytes_GET_SIZE(data),
+				       recsize) == 0)
+			Py_RETURN_NONE;
+	}
+	return kf_put_rec_general(self, args, nargs, kwnames);
 }
 
 PyObject *kfpy_get_rec_fast(PyObject *self, PyObject *const *args,

@@ -653,6 +653,11 @@ KFIFO_API unsigned int kfifo__in_rec1(struct kfifo *fifo, const void *from,
 				      unsigned int n);
 KFIFO_API unsigned int kfifo__in_rec2(struct kfifo *fifo, const void *from,
 				      unsigned int n);
+/* private: kfifo_in_rec() that also refuses (@n + 1) once the fifo is
+ * closed, for the Python binding's put_rec() */
+KFIFO_API unsigned int kfifo__in_rec_open(struct kfifo *fifo,
+					  const void *from, unsigned int n,
+					  unsigned int recsize);
 KFIFO_API unsigned int kfifo__out_rec_generic(struct kfifo *fifo, void *to,
 					      unsigned int n,
 					      unsigned int recsize,
