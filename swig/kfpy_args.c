@@ -462,23 +462,48 @@ PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
 	return kf_put_rec_general(self, args, nargs, kwnames);
 }
 
-PyObject *kfpy_get_rec_fast(PyObject *self, PyObject *const *args,
-			    Py_ssize_t nargs, PyObject *kwnames)
+/* get_rec's general path (out of line, as put_rec's): every argument
+ * form, the checks in order, the wait for a record */
+static __attribute__((noinline)) PyObject *
+kf_get_rec_general(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+		   PyObject *kwnames)
 {
 	static const char *const names[] = { "recsize", "timeout", NULL };
 	unsigned int recsize;
 	PyObject *a[2];
 	kfpy_kfifo *k;
 
-	if (kfpy_arg_self(self, "get_rec", &k) < 0)
+	if (kfpy_arg_self(self, "get_rec", &k) < 0 ||
+	    kf_kwargs("get_rec", args, nargs, kwnames, names, 1,
+		      KF_NNAMES(names), a) < 0 ||
+	    kfpy_arg_recsize(a[0], "get_rec", &recsize) < 0)
 		return NULL;
-	/* The common case first: get_rec(recsize) with a record stored (no
-	 * timeout to check); else the general path, which waits. */
-	if (kwnames == NULL && (nargs == 1 || (nargs == 2 && args[1] == Py_None)) &&
-	    kfpy_small_uint(args[0], &recsize)) {
-		PyObject *data;
-		unsigned int l;
+	return kfpy_get_rec(k, recsize, KF_TIMEOUT(a[1]));
+}
 
+/*
+ * The common case first: get_rec(recsize) by position with a record
+ * stored (no timeout to check): into the last record's bytes when nobody
+ * holds them and the lengths match (kf_take_rec_reuse, one core call),
+ * else through the region calls (kf_take_rec_fast); anything else takes
+ * the general path, which waits.  The consumer's whole per-record cost
+ * between two threads.
+ */
+PyObject *kfpy_get_rec_fast(PyObject *self, PyObject *const *args,
+			    Py_ssize_t nargs, PyObject *kwnames)
+{
+	kfpy_kfifo *k = (kfpy_kfifo *)self;
+	unsigned int recsize, l;
+	PyObject *data;
+
+	if (__builtin_expect(kwnames == NULL, 1) &&
+	    (nargs == 1 || (nargs == 2 && args[1] == Py_None)) &&
+	    Py_IS_TYPE(self, &kfpy_KfifoType) && k->st != NULL &&
+	    k->fork_gen == kfpy_fork_gen && kfpy_small_uint(args[0], &recsize)) {
+		if ((recsize == 1 || recsize == 2) && !k->freed &&
+		    !kf_side_in_flight(&k->st->cons) &&
+		    kf_take_rec_reuse(k, recsize, &data))
+			return data;
 		switch (kf_take_rec_fast(k, recsize, UINT_MAX, &data, &l)) {
 		case 1:
 			return data;
@@ -486,11 +511,7 @@ PyObject *kfpy_get_rec_fast(PyObject *self, PyObject *const *args,
 			return NULL;
 		}
 	}
-	if (kf_kwargs("get_rec", args, nargs, kwnames, names, 1,
-		      KF_NNAMES(names), a) < 0 ||
-	    kfpy_arg_recsize(a[0], "get_rec", &recsize) < 0)
-		return NULL;
-	return kfpy_get_rec(k, recsize, KF_TIMEOUT(a[1]));
+	return kf_get_rec_general(self, args, nargs, kwnames);
 }
 
 PyObject *kfpy_put_recs_fast(PyObject *self, PyObject *const *args,

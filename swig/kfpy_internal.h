@@ -264,6 +264,7 @@ static inline int kf_in_rec_fast(kfpy_kfifo *k, const void *from,
  * general path (nothing done), -1 with an exception */
 int kf_take_rec_fast(kfpy_kfifo *k, unsigned int recsize, unsigned int max,
 		     PyObject **data, unsigned int *len);
+int kf_take_rec_reuse(kfpy_kfifo *k, unsigned int recsize, PyObject **data);
 int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
 		PyObject **data, unsigned int *ret, unsigned int *total);
 /* A record of @n bytes and its header can ever be stored: no longer than

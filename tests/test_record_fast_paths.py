@@ -55,6 +55,28 @@ def test_short_record_copies_at_every_length_and_offset(recsize: int) -> None:
     assert all(g == d for g, d in held)
 
 
+def test_get_rec_refill_picks_the_kept_bytes_of_the_right_length() -> None:
+    # get_rec takes a record straight into a dropped bytes of the last two
+    # only when the lengths match: alternating lengths use both, a third
+    # length or a held one makes a new object, and every record is right
+    f = kfifo.Kfifo(256)
+    held = []
+    for i in range(300):
+        n = (5, 16, 16, 5, 9, 16)[i % 6]
+        data = payload(i, n)
+        f.put_rec(data, 1)
+        got = f.get_rec(1)
+        assert got == data and hash(got) == hash(bytes(data))
+        if i % 11 == 0:
+            held.append((got, data))
+    assert all(g == d for g, d in held)
+    # a partial record (header only) is left for the general path
+    assert f.in_(bytes([16]) + b"abc") == 4
+    with pytest.raises(TimeoutError):
+        f.get_rec(1, 0)
+    assert len(f) == 4
+
+
 def test_put_rec_refused_by_a_full_ring_then_closed() -> None:
     # the fast path stores nothing when the cached room is short, when the
     # record would cross the end of the ring and when the fifo is closed:

@@ -173,6 +173,37 @@ KFIFO__INLINE unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
 	return kfifo__publish_out(fifo, out + recsize + l, kind, 0);
 }
 
+/*
+ * The next record, only if it is @n bytes long: the binding's get_rec()
+ * refilling a bytes object of that length.  0 when taken; the record's
+ * length + 1 when it has another length (nothing taken); UINT_MAX when no
+ * whole record is stored or @recsize is not 1 or 2.  The steps are
+ * kfifo__out_rec_impl()'s, with the length test before the copy.
+ */
+KFIFO__INLINE unsigned int kfifo__out_rec_len_impl(struct kfifo *fifo,
+						   void *to, unsigned int n,
+						   unsigned int recsize,
+						   enum kfifo__kind kind)
+{
+	unsigned int out, used, l;
+
+	if (recsize - 1 > 1 || n > kfifo_rec_max(recsize))
+		return UINT_MAX;
+	out = kfifo__own_out(fifo, kind);
+	/* enough to decide whether to look at @in: a header and @n bytes */
+	used = kfifo__len_for(fifo, out, recsize + n, kind);
+	if (used < recsize)
+		return UINT_MAX;
+	l = kfifo__rec_header(fifo, out, recsize);
+	if (l != n)
+		return l + 1;
+	if (used - recsize < l)
+		return UINT_MAX;
+	if (l > 0)
+		kfifo__rec_copy_out(fifo, out + recsize, to, l);
+	return kfifo__publish_out(fifo, out + recsize + l, kind, 0);
+}
+
 KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__in_rec_impl,
 		       (struct kfifo *fifo, const void *from, unsigned int n,
 			unsigned int recsize),
@@ -181,6 +212,18 @@ KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_rec_impl,
 		       (struct kfifo *fifo, void *to, unsigned int n,
 			unsigned int recsize, unsigned int *total),
 		       fifo, to, n, recsize, total)
+
+KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_rec_len_impl,
+		       (struct kfifo *fifo, void *to, unsigned int n,
+			unsigned int recsize),
+		       fifo, to, n, recsize)
+
+unsigned int kfifo__out_rec_len(struct kfifo *fifo, void *to, unsigned int n,
+				unsigned int recsize)
+{
+	return KFIFO__BY_KIND(fifo, kfifo__out_rec_len_impl, fifo, to, n,
+			      recsize);
+}
 
 unsigned int kfifo__peek_rec_generic(struct kfifo *fifo, unsigned int recsize)
 {

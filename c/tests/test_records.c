@@ -884,6 +884,57 @@ static void test_in_rec_open_matches_in_rec_and_refuses_closed(void)
 	}
 }
 
+/*
+ * kfifo__out_rec_len(), the binding's get_rec refilling a bytes object:
+ * takes the next record only when it has the length asked for, at every
+ * length across the inline copy's bounds and every offset (records
+ * across the end included); another length gives that length + 1 and an
+ * empty fifo, a partial record or a bad recsize UINT_MAX, nothing taken.
+ */
+static void test_out_rec_len_takes_only_that_length(void)
+{
+	unsigned int r, n, i;
+
+	for (r = 1; r <= 2; r++) {
+		FOR_EACH_START(start) {
+			struct kfifo f;
+
+			KT_MAKE(&f, 64, start);
+			CHECK_UINT(kfifo__out_rec_len(&f, dst, 4, rt(r)),
+				   UINT_MAX);
+			for (i = 0; i < 41 * 3; i++) {
+				n = i % 41;
+				kt_pattern(src, n, i);
+				CHECK_UINT(kfifo_in_rec(&f, src, n, rt(r)), 0);
+				kt_snap_take(&snap, &f);
+				CHECK_UINT(kfifo__out_rec_len(&f, dst, n + 1, rt(r)),
+					   n + 1);
+				if (n > 0)
+					CHECK_UINT(kfifo__out_rec_len(&f, dst, n - 1,
+								      rt(r)),
+						   n + 1);
+				CHECK_UNCHANGED(&f, &snap);
+				memset(dst, 0, 64);
+				CHECK_UINT(kfifo__out_rec_len(&f, dst, n, rt(r)), 0);
+				CHECK_MEM(dst, src, n);
+				CHECK_UINT(kfifo_len(&f), 0);
+			}
+			/* a header without all its data, a bad recsize */
+			CHECK_UINT(kfifo_in(&f, "\005ab", 3), 3);
+			kt_snap_take(&snap, &f);
+			CHECK_UINT(kfifo__out_rec_len(&f, dst, 5, 1), UINT_MAX);
+			CHECK_UINT(kfifo__out_rec_len(&f, dst, 5, rt(0)),
+				   UINT_MAX);
+			CHECK_UINT(kfifo__out_rec_len(&f, dst, 5, rt(3)),
+				   UINT_MAX);
+			CHECK_UINT(kfifo__out_rec_len(&f, dst, 256, 1),
+				   UINT_MAX);
+			CHECK_UNCHANGED(&f, &snap);
+			kfifo_free(&f);
+		}
+	}
+}
+
 int main(void)
 {
 	RUN_TEST(test_in_rec_stores_header_then_data);
@@ -910,5 +961,6 @@ int main(void)
 	RUN_TEST(test_constant_recsize_gives_same_results_as_runtime_recsize);
 	RUN_TEST(test_specialised_instances_match_generic);
 	RUN_TEST(test_in_rec_open_matches_in_rec_and_refuses_closed);
+	RUN_TEST(test_out_rec_len_takes_only_that_length);
 	return th_finish("test_records");
 }
