@@ -218,11 +218,44 @@ KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_rec_len_impl,
 			unsigned int recsize),
 		       fifo, to, n, recsize)
 
-unsigned int kfifo__out_rec_len(struct kfifo *fifo, void *to, unsigned int n,
-				unsigned int recsize)
+static __attribute__((noinline)) unsigned int
+kfifo__out_rec_len_slow(struct kfifo *fifo, void *to, unsigned int n,
+			unsigned int recsize)
 {
 	return KFIFO__BY_KIND(fifo, kfifo__out_rec_len_impl, fifo, to, n,
 			      recsize);
+}
+
+/*
+ * Its common case, a short record (header 1 or 2) of an ordinary fifo,
+ * whole in the cached @in and not crossing the end of the buffer, written
+ * out with no call before the publication, as kfifo__in_rec_open()'s;
+ * anything else takes kfifo__out_rec_len_impl() whole.
+ */
+unsigned int kfifo__out_rec_len(struct kfifo *fifo, void *to, unsigned int n,
+				unsigned int recsize)
+{
+	unsigned int out, off, l, need = n + recsize;
+
+	if (__builtin_expect(kfifo__kind(fifo) == KFIFO__ORDINARY &&
+			     recsize - 1 <= 1 && n <= KFIFO__REC_SMALL, 1)) {
+		out = kfifo__own_out(fifo, KFIFO__ORDINARY);
+		off = out & (fifo->size - 1);
+		if (kfifo__data_cached(fifo, out, need, KFIFO__ORDINARY) &&
+		    need <= fifo->size - off) {
+			l = fifo->buffer[off];
+			if (recsize == 2)
+				l |= (unsigned int)fifo->buffer[off + 1] << 8;
+			if (l != n)
+				return l + 1;
+			if (n > 0)
+				kfifo__copy_small(to, fifo->buffer + off + recsize,
+						  n);
+			return kfifo__publish_out(fifo, out + need,
+						  KFIFO__ORDINARY, 0);
+		}
+	}
+	return kfifo__out_rec_len_slow(fifo, to, n, recsize);
 }
 
 unsigned int kfifo__peek_rec_generic(struct kfifo *fifo, unsigned int recsize)
