@@ -450,16 +450,64 @@ PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
 	    Py_IS_TYPE(self, &kfpy_KfifoType) && k->st != NULL &&
 	    k->fork_gen == kfpy_fork_gen) {
 		data = args[0];
+		/* kf_in_fast_ok()'s tests but the overlap: the bytes of a
+		 * bytes object are never the ring (its memory is the
+		 * object's own; a ring is malloc'd, a shared mapping or a
+		 * buffer exported writable, which a bytes never is) */
 		if (PyBytes_CheckExact(data) &&
+		    (size_t)PyBytes_GET_SIZE(data) < KFPY_GIL_THRESHOLD &&
 		    kfpy_small_uint(args[1], &recsize) && recsize <= 2 &&
-		    kf_in_fast_ok(k, PyBytes_AS_STRING(data),
-				  kf_clamp(PyBytes_GET_SIZE(data))) &&
+		    !k->freed && !kf_side_in_flight(&k->st->prod) &&
 		    kfifo__in_rec_open(&k->st->fifo, PyBytes_AS_STRING(data),
 				       (unsigned int)PyBytes_GET_SIZE(data),
 				       recsize) == 0)
 			Py_RETURN_NONE;
 	}
 	return kf_put_rec_general(self, args, nargs, kwnames);
+}
+
+/*
+ * get_rec's most common case in one call of the core: the fifo holds the
+ * only reference to one of the last records' bytes (kf_rec_bytes) and the
+ * next record has its length; kfifo__out_rec_len() then copies the record
+ * straight into it and takes it, where kf_take_rec_fast() makes three
+ * calls (prepare, the copy, finish).  The caller checked what
+ * kf_take_rec_fast() checks first (not freed, the consumer side idle,
+ * recsize 1 or 2).  1 with the record in *data; 0 when nothing was taken
+ * (no such bytes, another length, no whole record).
+ */
+static inline int kf_take_rec_reuse(kfpy_kfifo *k, unsigned int recsize,
+				    PyObject **data)
+{
+#if PY_VERSION_HEX >= 0x030E0000
+	(void)k;
+	(void)recsize;
+	(void)data;
+	return 0;
+#else
+	unsigned int want = UINT_MAX, len, r;
+	PyObject *last;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		last = k->last_rec[i];
+		if (last == NULL || Py_REFCNT(last) != 1)
+			continue;
+		len = (unsigned int)PyBytes_GET_SIZE(last);	/* 2 .. KF_REUSE_MAX */
+		if (want != UINT_MAX && len != want)
+			continue;
+		r = kfifo__out_rec_len(&k->st->fifo, PyBytes_AS_STRING(last),
+				       len, recsize);
+		if (r == 0) {
+			*data = kf_refilled(last);
+			return 1;
+		}
+		if (r == UINT_MAX)
+			return 0;
+		want = r - 1;	/* the record's length: maybe the other one */
+	}
+	return 0;
+#endif
 }
 
 /* get_rec's general path (out of line, as put_rec's): every argument

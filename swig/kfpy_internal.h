@@ -264,7 +264,26 @@ static inline int kf_in_rec_fast(kfpy_kfifo *k, const void *from,
  * general path (nothing done), -1 with an exception */
 int kf_take_rec_fast(kfpy_kfifo *k, unsigned int recsize, unsigned int max,
 		     PyObject **data, unsigned int *len);
-int kf_take_rec_reuse(kfpy_kfifo *k, unsigned int recsize, PyObject **data);
+#if PY_VERSION_HEX < 0x030E0000
+/* @last, a kept record's bytes, was filled again: forget its hash and
+ * hand it out (a new reference) */
+static inline PyObject *kf_refilled(PyObject *last)
+{
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+	/* deprecated for reading a hash (3.11); clearing it is what
+	 * CPython's own resizing of a bytes does */
+	((PyBytesObject *)last)->ob_shash = -1;
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+	Py_INCREF(last);
+	return last;
+}
+#endif
+
 int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
 		PyObject **data, unsigned int *ret, unsigned int *total);
 /* A record of @n bytes and its header can ever be stored: no longer than

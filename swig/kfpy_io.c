@@ -419,26 +419,6 @@ static inline void kf_copy_short(char *d, const char *p, unsigned int l)
 }
 #endif
 
-#if PY_VERSION_HEX < 0x030E0000
-/* @last, a kept record's bytes, was filled again: forget its hash and
- * hand it out (a new reference) */
-static inline PyObject *kf_refilled(PyObject *last)
-{
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#endif
-	/* deprecated for reading a hash (3.11); clearing it is what
-	 * CPython's own resizing of a bytes does */
-	((PyBytesObject *)last)->ob_shash = -1;
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
-	Py_INCREF(last);
-	return last;
-}
-#endif
-
 static PyObject *kf_rec_bytes(kfpy_kfifo *k, const char *p, unsigned int l)
 {
 #if PY_VERSION_HEX >= 0x030E0000
@@ -508,49 +488,6 @@ int kf_take_rec_fast(kfpy_kfifo *k, unsigned int recsize, unsigned int max,
 	*data = rec;
 	*len = l;
 	return 1;
-}
-
-/*
- * get_rec's most common case in one call of the core: the fifo holds the
- * only reference to one of the last records' bytes (kf_rec_bytes) and the
- * next record has its length; kfifo__out_rec_len() then copies the record
- * straight into it and takes it, where kf_take_rec_fast() makes three
- * calls (prepare, the copy, finish).  The caller checked what
- * kf_take_rec_fast() checks first (not freed, the consumer side idle,
- * recsize 1 or 2).  1 with the record in *data; 0 when nothing was taken
- * (no such bytes, another length, no whole record).
- */
-int kf_take_rec_reuse(kfpy_kfifo *k, unsigned int recsize, PyObject **data)
-{
-#if PY_VERSION_HEX >= 0x030E0000
-	(void)k;
-	(void)recsize;
-	(void)data;
-	return 0;
-#else
-	unsigned int want = UINT_MAX, len, r;
-	PyObject *last;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		last = k->last_rec[i];
-		if (last == NULL || Py_REFCNT(last) != 1)
-			continue;
-		len = (unsigned int)PyBytes_GET_SIZE(last);	/* 2 .. KF_REUSE_MAX */
-		if (want != UINT_MAX && len != want)
-			continue;
-		r = kfifo__out_rec_len(&k->st->fifo, PyBytes_AS_STRING(last),
-				       len, recsize);
-		if (r == 0) {
-			*data = kf_refilled(last);
-			return 1;
-		}
-		if (r == UINT_MAX)
-			return 0;
-		want = r - 1;	/* the record's length: maybe the other one */
-	}
-	return 0;
-#endif
 }
 
 /* an int of @v: PyLong_FromLong has the small ints (0, a short record's
