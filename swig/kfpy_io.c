@@ -370,55 +370,6 @@ int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
  * Lengths 0 and 1 are left to CPython, whose objects for them are shared
  * singletons.
  */
-#if PY_VERSION_HEX < 0x030E0000
-/*
- * Copy @l bytes (2 <= @l <= KF_REUSE_MAX) from @p to @d, apart: up to 32
- * inline, with two loads and two stores of a fixed width overlapping in
- * the middle (what memcpy() does for such a length, without its call
- * through the PLT and its dispatch: a 16-byte record's copy cost more in
- * the call than in the copy), longer ones by memcpy() with the length
- * kept unknown to gcc, which past the bound check would inline it as `rep
- * movsq`, whose start-up costs more than a short record's copy (as in
- * kfifo_rec.c).
- */
-static inline void kf_copy_short(char *d, const char *p, unsigned int l)
-{
-	uint64_t a, b, c, e;
-	uint32_t x, y;
-	size_t n = l;
-
-	if (l > 32) {
-#if defined(__GNUC__)
-		__asm__("" : "+r"(n));
-#endif
-		memcpy(d, p, n);
-	} else if (l > 16) {
-		memcpy(&a, p, 8);
-		memcpy(&b, p + 8, 8);
-		memcpy(&c, p + l - 16, 8);
-		memcpy(&e, p + l - 8, 8);
-		memcpy(d, &a, 8);
-		memcpy(d + 8, &b, 8);
-		memcpy(d + l - 16, &c, 8);
-		memcpy(d + l - 8, &e, 8);
-	} else if (l >= 8) {
-		memcpy(&a, p, 8);
-		memcpy(&b, p + l - 8, 8);
-		memcpy(d, &a, 8);
-		memcpy(d + l - 8, &b, 8);
-	} else if (l >= 4) {
-		memcpy(&x, p, 4);
-		memcpy(&y, p + l - 4, 4);
-		memcpy(d, &x, 4);
-		memcpy(d + l - 4, &y, 4);
-	} else {
-		d[0] = p[0];
-		d[1] = p[1];
-		d[l - 1] = p[l - 1];
-	}
-}
-#endif
-
 static PyObject *kf_rec_bytes(kfpy_kfifo *k, const char *p, unsigned int l)
 {
 #if PY_VERSION_HEX >= 0x030E0000
@@ -428,6 +379,7 @@ static PyObject *kf_rec_bytes(kfpy_kfifo *k, const char *p, unsigned int l)
 	return PyBytes_FromStringAndSize(p, (Py_ssize_t)l);
 #else
 	PyObject *last, *rec;
+	size_t n;
 	int i;
 
 	if (l < 2 || l > KF_REUSE_MAX)
@@ -437,7 +389,14 @@ static PyObject *kf_rec_bytes(kfpy_kfifo *k, const char *p, unsigned int l)
 		if (last == NULL || Py_REFCNT(last) != 1 ||
 		    PyBytes_GET_SIZE(last) != (Py_ssize_t)l)
 			continue;
-		kf_copy_short(PyBytes_AS_STRING(last), p, l);
+		n = l;
+#if defined(__GNUC__)
+		/* past the bound check gcc would inline the copy as `rep
+		 * movsq`, whose start-up costs more than a short record's
+		 * copy (as in kfifo_rec.c): keep the length unknown to it */
+		__asm__("" : "+r"(n));
+#endif
+		memcpy(PyBytes_AS_STRING(last), p, n);
 		return kf_refilled(last);
 	}
 	rec = PyBytes_FromStringAndSize(p, (Py_ssize_t)l);
