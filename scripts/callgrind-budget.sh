@@ -50,16 +50,16 @@ C_BUDGET_regions=210      # 205.0 (222.0 before the wake became a tail call, 225
 # take their common case without the general path's layers: 3.9 1035 ->
 # 1003, 3.10 1027 -> 995, 3.11 731 -> 701; SWIG's METH_O wrappers are
 # kept, METH_FASTCALL ones would not raise CPython's own arity errors).
-# put_get fell by 68-77 on every version (3.11 707.8 -> 630.9) when
+# put_get fell by 70-79 on every version (3.11 707.8 -> 628.9) when
 # put_rec's store became one core call with no calls inside and get_rec
 # refilled a dropped record's bytes in one core call (issue 22 item 2).
 PY_BUDGETS='
 version bytes put_get in_out_rec    measured: bytes put_get in_out_rec
-3.9     1018  905     1055                    1002   874.9  1018.8
-3.10    1018  905     1055                     994   876.9  1021.8
-3.11    730   655     790                      700   630.9   756.8
-3.12    820   705     850                      791   678.9   817.9
-3.13    800   665     830                      774   638.9   797.0
+3.9     1018  905     1055                     987   872.9  1022.8
+3.10    1018  905     1055                     994   874.9  1025.8
+3.11    730   655     790                      700   628.9   760.8
+3.12    820   705     850                      791   676.9   821.9
+3.13    800   665     830                      774   636.9   800.9
 '
 # --------------------------------------------------------------------------
 
