@@ -204,6 +204,9 @@ setup(
             extra_link_args=_link_args(),
         )
     ],
+    # the specification that the installed header and kfifo.model's
+    # docstrings cite by section; cmake --install puts it in the same place
+    data_files=[("share/doc/kfifo", ["docs/spec.md"])],
     cmdclass={"build_ext": CMakeSwigBuildExt},
     options={"build": {"build_base": build_base()}, "egg_info": {"egg_base": build_base()}},
 )

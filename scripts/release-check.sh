@@ -132,6 +132,9 @@ one_python() {
   # installed, not imported from a source tree
   "$venv/bin/python" -c 'import kfifo, sys; sys.exit(not kfifo.__file__.startswith(sys.prefix))' ||
     { say "FAIL: Python $v imported kfifo from outside its venv"; return 1; }
+  # the specification the docstrings and the header cite, installed with it
+  [[ -s $venv/share/doc/kfifo/spec.md ]] && cmp -s "$venv/share/doc/kfifo/spec.md" "$src/docs/spec.md" ||
+    { say "FAIL: Python $v: the wheel did not install share/doc/kfifo/spec.md"; return 1; }
   say "${results[-1]}"
 }
 

@@ -86,7 +86,8 @@ class Progress:
 def _deadline(timeout: object, method: str) -> Optional[float]:
     """timeout in seconds -> a deadline in time.monotonic(), None for no limit.
 
-    The same rules and messages as the sync calls (docs/spec.md 3.4).  Not
+    The same rules and messages as the sync calls (section 3.4 of the
+    specification, installed as ``share/doc/kfifo/spec.md`` under ``sys.prefix``).  Not
     the loop's clock: uvloop's counts whole milliseconds, and a timeout must
     never end early.
     """

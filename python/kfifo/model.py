@@ -5,7 +5,8 @@
 users who want to test their own FIFO against the same rules.  It is
 written from the contract (``docs/spec.md``, cited below by section: the
 specification page of kfifo's documentation, also in the source
-distribution and, from ``cmake --install``, in ``share/doc/kfifo``), not
+distribution, and installed by pip and by ``cmake --install`` as
+``share/doc/kfifo/spec.md`` under the prefix, e.g. ``sys.prefix``), not
 translated from the C code, and it trades speed for being obviously right:
 
 * ``in`` and ``out`` are free-running 32-bit counters, exactly as in C:
