@@ -42,7 +42,7 @@ cd "$(dirname "$0")/.."
 # change through without saying why in its commit.
 # C, gcc (Debian 12's gcc 12):
 C_BUDGET_bytes=148        # 143.0
-C_BUDGET_records=172      # 167.2 (169.2 before the wake became a tail call, 176.2 before the record copies called memcpy)
+C_BUDGET_records=168      # 163.2 (167.2 before short records were copied inline, 169.2 before the wake became a tail call, 176.2 before the record copies called memcpy)
 C_BUDGET_regions=210      # 205.0 (222.0 before the wake became a tail call, 225.0 before the zero-copy fast path)
 # Python, per CPython version (pyenv's release builds): bytes is in_ + out,
 # put_get is put_rec + get_rec, in_out_rec is in_rec + out_rec.  bytes is
@@ -50,13 +50,16 @@ C_BUDGET_regions=210      # 205.0 (222.0 before the wake became a tail call, 225
 # take their common case without the general path's layers: 3.9 1035 ->
 # 1003, 3.10 1027 -> 995, 3.11 731 -> 701; SWIG's METH_O wrappers are
 # kept, METH_FASTCALL ones would not raise CPython's own arity errors).
+# put_get fell by 70-79 on every version (3.11 707.8 -> 628.9) when
+# put_rec's store became one core call with no calls inside and get_rec
+# refilled a dropped record's bytes in one core call (issue 22 item 2).
 PY_BUDGETS='
 version bytes put_get in_out_rec    measured: bytes put_get in_out_rec
-3.9     1018  980     1055                    1003   950.8  1024.7
-3.10    1018  980     1055                     995   952.8  1027.7
-3.11    730   735     790                      701   707.8   762.7
-3.12    820   775     850                      792   747.0   823.9
-3.13    800   735     830                      775   706.9   802.9
+3.9     1018  905     1055                     987   872.9  1022.8
+3.10    1018  905     1055                     994   874.9  1025.8
+3.11    730   655     790                      700   628.9   760.8
+3.12    820   705     850                      791   676.9   821.9
+3.13    800   665     830                      774   636.9   800.9
 '
 # --------------------------------------------------------------------------
 

@@ -402,8 +402,12 @@ PyObject *kfpy_get_fast(PyObject *self, PyObject *const *args,
 	return kfpy_get(k, n, KF_TIMEOUT(a[1]));
 }
 
-PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
-			    Py_ssize_t nargs, PyObject *kwnames)
+/* put_rec's general path: every argument form, the checks in order, the
+ * wait for room (kept out of line so that the common case below saves no
+ * registers and reserves no Py_buffer on the stack) */
+static __attribute__((noinline)) PyObject *
+kf_put_rec_general(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+		   PyObject *kwnames)
 {
 	static const char *const names[] = { "data", "recsize", "timeout", NULL };
 	PyObject *a[3], *res = NULL;
@@ -413,27 +417,8 @@ PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
 	kfpy_kfifo *k;
 	int got = 0;
 
-	if (kfpy_arg_self(self, "put_rec", &k) < 0)
-		return NULL;
-	/*
-	 * The common case first: put_rec(bytes, recsize) with room now and
-	 * the fifo open.  No timeout to check (None), and a record that was
-	 * stored could fit; anything else (no room, closed, an error to
-	 * raise) takes the general path below, which checks it all in order.
-	 */
-	if (kwnames == NULL && (nargs == 2 || (nargs == 3 && args[2] == Py_None)) &&
-	    PyBytes_CheckExact(args[0]) &&
-	    (size_t)PyBytes_GET_SIZE(args[0]) < KFPY_GIL_THRESHOLD &&
-	    kfpy_small_uint(args[1], &recsize) && recsize <= 2 &&
-	    !k->freed && !kfifo_is_closed(&k->st->fifo)) {
-		unsigned int r;
-
-		if (kf_in_rec_fast(k, PyBytes_AS_STRING(args[0]),
-				   (unsigned int)PyBytes_GET_SIZE(args[0]),
-				   recsize, &r) && r == 0)
-			Py_RETURN_NONE;
-	}
-	if (kf_kwargs("put_rec", args, nargs, kwnames, names, 2,
+	if (kfpy_arg_self(self, "put_rec", &k) < 0 ||
+	    kf_kwargs("put_rec", args, nargs, kwnames, names, 2,
 		      KF_NNAMES(names), a) < 0 ||
 	    kfpy_arg_data(a[0], "put_rec", &view, &got, &buf, &n) < 0)
 		return NULL;
@@ -444,23 +429,83 @@ PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
 	return res;
 }
 
-PyObject *kfpy_get_rec_fast(PyObject *self, PyObject *const *args,
+/*
+ * The common case first: put_rec(bytes, recsize) by position on an
+ * initialised Kfifo with room now and the fifo open.  No timeout to check
+ * (None), and a record that was stored could fit; anything else (no room,
+ * closed, an error to raise) takes the general path, which checks it all
+ * in order.  This is the producer's whole per-record cost between two
+ * threads, so it is one flat test and one call into the core, which
+ * also refuses a closed fifo (kfifo__in_rec_open).
+ */
+PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
 			    Py_ssize_t nargs, PyObject *kwnames)
+{
+	kfpy_kfifo *k = (kfpy_kfifo *)self;
+	unsigned int recsize;
+	PyObject *data;
+
+	if (__builtin_expect(kwnames == NULL, 1) &&
+	    (nargs == 2 || (nargs == 3 && args[2] == Py_None)) &&
+	    Py_IS_TYPE(self, &kfpy_KfifoType) && k->st != NULL &&
+	    k->fork_gen == kfpy_fork_gen) {
+		data = args[0];
+		/* kf_in_fast_ok()'s tests but the overlap: the bytes of a
+		 * bytes object are never the ring (its memory is the
+		 * object's own; a ring is malloc'd, a shared mapping or a
+		 * buffer exported writable, which a bytes never is) */
+		if (PyBytes_CheckExact(data) &&
+		    (size_t)PyBytes_GET_SIZE(data) < KFPY_GIL_THRESHOLD &&
+		    kfpy_small_uint(args[1], &recsize) && recsize <= 2 &&
+		    !k->freed && !kf_side_in_flight(&k->st->prod) &&
+		    kfifo__in_rec_open(&k->st->fifo, PyBytes_AS_STRING(data),
+				       (unsigned int)PyBytes_GET_SIZE(data),
+				       recsize) == 0)
+			Py_RETURN_NONE;
+	}
+	return kf_put_rec_general(self, args, nargs, kwnames);
+}
+
+/* get_rec's general path (out of line, as put_rec's): every argument
+ * form, the checks in order, the wait for a record */
+static __attribute__((noinline)) PyObject *
+kf_get_rec_general(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+		   PyObject *kwnames)
 {
 	static const char *const names[] = { "recsize", "timeout", NULL };
 	unsigned int recsize;
 	PyObject *a[2];
 	kfpy_kfifo *k;
 
-	if (kfpy_arg_self(self, "get_rec", &k) < 0)
+	if (kfpy_arg_self(self, "get_rec", &k) < 0 ||
+	    kf_kwargs("get_rec", args, nargs, kwnames, names, 1,
+		      KF_NNAMES(names), a) < 0 ||
+	    kfpy_arg_recsize(a[0], "get_rec", &recsize) < 0)
 		return NULL;
-	/* The common case first: get_rec(recsize) with a record stored (no
-	 * timeout to check); else the general path, which waits. */
-	if (kwnames == NULL && (nargs == 1 || (nargs == 2 && args[1] == Py_None)) &&
-	    kfpy_small_uint(args[0], &recsize)) {
-		PyObject *data;
-		unsigned int l;
+	return kfpy_get_rec(k, recsize, KF_TIMEOUT(a[1]));
+}
 
+/*
+ * The common case first: get_rec(recsize) by position with a record
+ * stored (no timeout to check): into the last record's bytes when nobody
+ * holds them and the lengths match (kf_take_rec_reuse, one core call),
+ * else through the region calls (kf_take_rec_fast); anything else takes
+ * the general path, which waits.  The consumer's whole per-record cost
+ * between two threads.
+ */
+PyObject *kfpy_get_rec_fast(PyObject *self, PyObject *const *args,
+			    Py_ssize_t nargs, PyObject *kwnames)
+{
+	kfpy_kfifo *k = (kfpy_kfifo *)self;
+	unsigned int recsize, l;
+	PyObject *data;
+
+	if (__builtin_expect(kwnames == NULL, 1) &&
+	    (nargs == 1 || (nargs == 2 && args[1] == Py_None)) &&
+	    Py_IS_TYPE(self, &kfpy_KfifoType) && k->st != NULL &&
+	    k->fork_gen == kfpy_fork_gen && kfpy_small_uint(args[0], &recsize)) {
+		if (kf_take_rec_reuse(k, recsize, &data))
+			return data;
 		switch (kf_take_rec_fast(k, recsize, UINT_MAX, &data, &l)) {
 		case 1:
 			return data;
@@ -468,11 +513,7 @@ PyObject *kfpy_get_rec_fast(PyObject *self, PyObject *const *args,
 			return NULL;
 		}
 	}
-	if (kf_kwargs("get_rec", args, nargs, kwnames, names, 1,
-		      KF_NNAMES(names), a) < 0 ||
-	    kfpy_arg_recsize(a[0], "get_rec", &recsize) < 0)
-		return NULL;
-	return kfpy_get_rec(k, recsize, KF_TIMEOUT(a[1]));
+	return kf_get_rec_general(self, args, nargs, kwnames);
 }
 
 PyObject *kfpy_put_recs_fast(PyObject *self, PyObject *const *args,

@@ -269,6 +269,73 @@ static inline int kf_in_rec_fast(kfpy_kfifo *k, const void *from,
  * general path (nothing done), -1 with an exception */
 int kf_take_rec_fast(kfpy_kfifo *k, unsigned int recsize, unsigned int max,
 		     PyObject **data, unsigned int *len);
+#if PY_VERSION_HEX < 0x030E0000
+/* @last, a kept record's bytes, was filled again: forget its hash and
+ * hand it out (a new reference) */
+static inline PyObject *kf_refilled(PyObject *last)
+{
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+	/* deprecated for reading a hash (3.11); clearing it is what
+	 * CPython's own resizing of a bytes does */
+	((PyBytesObject *)last)->ob_shash = -1;
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+	Py_INCREF(last);
+	return last;
+}
+#endif
+
+/*
+ * get_rec's most common case in one call of the core: the fifo holds the
+ * only reference to one of the last records' bytes (kf_rec_bytes) and the
+ * next record has its length; kfifo__out_rec_len() then copies the record
+ * straight into it and takes it, where kf_take_rec_fast() makes three
+ * calls (prepare, the copy, finish).  Only where kf_take_rec_fast() would
+ * take it (not freed, the consumer side idle, recsize 1 or 2).  1 with
+ * the record in *data; 0 when nothing was taken (no such bytes, another
+ * length, no whole record: the caller goes on to kf_take_rec_fast()).
+ */
+static inline int kf_take_rec_reuse(kfpy_kfifo *k, unsigned int recsize,
+				    PyObject **data)
+{
+#if PY_VERSION_HEX >= 0x030E0000
+	(void)k;
+	(void)recsize;
+	(void)data;
+	return 0;
+#else
+	unsigned int want = UINT_MAX, len, r;
+	PyObject *last;
+	int i;
+
+	if ((recsize != 1 && recsize != 2) || k->freed ||
+	    kf_side_in_flight(&k->st->cons))
+		return 0;
+	for (i = 0; i < 2; i++) {
+		last = k->last_rec[i];
+		if (last == NULL || Py_REFCNT(last) != 1)
+			continue;
+		len = (unsigned int)PyBytes_GET_SIZE(last);	/* 2 .. KF_REUSE_MAX */
+		if (want != UINT_MAX && len != want)
+			continue;
+		r = kfifo__out_rec_len(&k->st->fifo, PyBytes_AS_STRING(last),
+				       len, recsize);
+		if (r == 0) {
+			*data = kf_refilled(last);
+			return 1;
+		}
+		if (r == UINT_MAX)
+			return 0;
+		want = r - 1;	/* the record's length: maybe the other one */
+	}
+	return 0;
+#endif
+}
+
 int kf_take_rec(kfpy_kfifo *k, unsigned int n, unsigned int recsize,
 		PyObject **data, unsigned int *ret, unsigned int *total);
 /* A record of @n bytes and its header can ever be stored: no longer than

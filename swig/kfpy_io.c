@@ -397,18 +397,7 @@ static PyObject *kf_rec_bytes(kfpy_kfifo *k, const char *p, unsigned int l)
 		__asm__("" : "+r"(n));
 #endif
 		memcpy(PyBytes_AS_STRING(last), p, n);
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#endif
-		/* deprecated for reading a hash (3.11); clearing it is what
-		 * CPython's own resizing of a bytes does */
-		((PyBytesObject *)last)->ob_shash = -1;
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
-		Py_INCREF(last);
-		return last;
+		return kf_refilled(last);
 	}
 	rec = PyBytes_FromStringAndSize(p, (Py_ssize_t)l);
 	if (rec != NULL) {

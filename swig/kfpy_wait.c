@@ -527,7 +527,10 @@ static PyObject *kf_get_one_rec(kfpy_kfifo *k, const char *method,
 	 * producer in another process every such read moves a cache line
 	 * (and a wait costs a GIL release and a second header read).
 	 */
-	/* the common case first: a whole record in one run (kfpy_io.c) */
+	/* the common case first: a whole record in one run, into the last
+	 * one's bytes when nobody holds them (kfpy_internal.h, kfpy_io.c) */
+	if (kf_take_rec_reuse(k, recsize, &data))
+		return data;
 	switch (kf_take_rec_fast(k, recsize, UINT_MAX, &data, &l)) {
 	case 1:
 		return data;

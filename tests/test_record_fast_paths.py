@@ -35,6 +35,69 @@ def test_records_across_the_end_of_the_ring(recsize: int) -> None:
 
 
 @pytest.mark.parametrize("recsize", [1, 2])
+def test_short_record_copies_at_every_length_and_offset(recsize: int) -> None:
+    # put_rec copies records of up to 32 bytes inline (overlapping loads
+    # and stores of 1, 4, 8 or 2 x 8 bytes) and get_rec refills a dropped
+    # bytes object the same way: every length across those bounds (and
+    # past them), at every offset of a 64-byte ring, comes out as it went
+    # in, whether the record was dropped (refilled) or held
+    f = kfifo.Kfifo(64)
+    held = []
+    for i in range(41 * 5):
+        n = i % 41
+        data = payload(i, n)
+        f.put_rec(data, recsize)
+        got = f.get_rec(recsize)
+        assert got == data
+        if i % 5 == 0:
+            held.append((got, data))
+        assert len(f) == 0
+    assert all(g == d for g, d in held)
+
+
+def test_get_rec_refill_picks_the_kept_bytes_of_the_right_length() -> None:
+    # get_rec takes a record straight into a dropped bytes of the last two
+    # only when the lengths match: alternating lengths use both, a third
+    # length or a held one makes a new object, and every record is right
+    f = kfifo.Kfifo(256)
+    held = []
+    for i in range(300):
+        n = (5, 16, 16, 5, 9, 16)[i % 6]
+        data = payload(i, n)
+        f.put_rec(data, 1)
+        got = f.get_rec(1)
+        assert got == data and hash(got) == hash(bytes(data))
+        if i % 11 == 0:
+            held.append((got, data))
+    assert all(g == d for g, d in held)
+    # a partial record (header only) is left for the general path
+    assert f.in_(bytes([16]) + b"abc") == 4
+    with pytest.raises(TimeoutError):
+        f.get_rec(1, 0)
+    assert len(f) == 4
+
+
+def test_put_rec_refused_by_a_full_ring_then_closed() -> None:
+    # the fast path stores nothing when the cached room is short, when the
+    # record would cross the end of the ring and when the fifo is closed:
+    # the general path then gives the usual answers
+    f = kfifo.Kfifo(32)
+    f.put_rec(b"a" * 20, 1)
+    with pytest.raises(TimeoutError):
+        f.put_rec(b"b" * 20, 1, 0)
+    assert f.get_rec(1) == b"a" * 20
+    f.put_rec(b"c" * 20, 1)  # from offset 21: crosses the end
+    assert f.get_rec(1) == b"c" * 20
+    f.close()
+    with pytest.raises(BrokenPipeError):
+        f.put_rec(b"d", 2)
+    assert len(f) == 0
+    f.reset()
+    f.put_rec(b"e" * 5, 2)
+    assert f.get_rec(2) == b"e" * 5
+
+
+@pytest.mark.parametrize("recsize", [1, 2])
 def test_two_records_queued_across_the_end(recsize: int) -> None:
     f = kfifo.Kfifo(64)
     for i in range(300):

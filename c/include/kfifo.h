@@ -653,6 +653,17 @@ KFIFO_API unsigned int kfifo__in_rec1(struct kfifo *fifo, const void *from,
 				      unsigned int n);
 KFIFO_API unsigned int kfifo__in_rec2(struct kfifo *fifo, const void *from,
 				      unsigned int n);
+/* private: kfifo_in_rec() that also refuses (@n + 1) once the fifo is
+ * closed, for the Python binding's put_rec() */
+KFIFO_API unsigned int kfifo__in_rec_open(struct kfifo *fifo,
+					  const void *from, unsigned int n,
+					  unsigned int recsize);
+/* private: kfifo_out_rec() of the next record only if it is @n bytes
+ * long (0), else its length + 1 or UINT_MAX (none), for the Python
+ * binding's get_rec() */
+KFIFO_API unsigned int kfifo__out_rec_len(struct kfifo *fifo, void *to,
+					  unsigned int n,
+					  unsigned int recsize);
 KFIFO_API unsigned int kfifo__out_rec_generic(struct kfifo *fifo, void *to,
 					      unsigned int n,
 					      unsigned int recsize,

@@ -16,6 +16,8 @@
 #include "kfifo_index.h"
 
 #include <limits.h>
+#include <stdint.h>
+#include <string.h>
 
 /* The refusal value of kfifo_in_rec(): n + 1 without overflow. */
 static inline unsigned int kfifo__rec_refused(unsigned int n)
@@ -34,6 +36,74 @@ static inline unsigned int kfifo__rec_len_opaque(unsigned int n)
 {
 	__asm__("" : "+r"(n));
 	return n;
+}
+
+/*
+ * Records of at most this many bytes are copied inline, with two loads and
+ * two stores of a fixed width that overlap in the middle (what memcpy()
+ * itself does for such a length, without its call and its dispatch on the
+ * length: most of a short record's cost in memcpy).
+ */
+#define KFIFO__REC_SMALL 32u
+
+/* Copy @n bytes, 0 < @n <= KFIFO__REC_SMALL, from @s to @d (apart). */
+static inline __attribute__((always_inline)) void
+kfifo__copy_small(unsigned char *d, const unsigned char *s, unsigned int n)
+{
+	uint64_t a, b, c, e;
+	uint32_t x, y;
+
+	if (n > 16) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + 8, 8);
+		memcpy(&c, s + n - 16, 8);
+		memcpy(&e, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + 8, &b, 8);
+		memcpy(d + n - 16, &c, 8);
+		memcpy(d + n - 8, &e, 8);
+	} else if (n >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	} else {
+		d[0] = s[0];
+		d[n >> 1] = s[n >> 1];
+		d[n - 1] = s[n - 1];
+	}
+}
+
+/* A record's @n bytes (0 < @n <= size) into the buffer at index @idx:
+ * inline when short and not crossing the end, else kfifo__copy_in(). */
+static inline __attribute__((always_inline)) void
+kfifo__rec_copy_in(struct kfifo *fifo, unsigned int idx, const void *from,
+		   unsigned int n)
+{
+	unsigned int off = idx & (fifo->size - 1);
+
+	if (n <= KFIFO__REC_SMALL && n <= fifo->size - off)
+		kfifo__copy_small(fifo->buffer + off, from, n);
+	else
+		kfifo__copy_in(fifo, idx, from, kfifo__rec_len_opaque(n));
+}
+
+/* The consumer's mirror image of kfifo__rec_copy_in(). */
+static inline __attribute__((always_inline)) void
+kfifo__rec_copy_out(struct kfifo *fifo, unsigned int idx, void *to,
+		    unsigned int n)
+{
+	unsigned int off = idx & (fifo->size - 1);
+
+	if (n <= KFIFO__REC_SMALL && n <= fifo->size - off)
+		kfifo__copy_small(to, fifo->buffer + off, n);
+	else
+		kfifo__copy_out(fifo, idx, to, kfifo__rec_len_opaque(n));
 }
 
 KFIFO__INLINE unsigned int kfifo__in_rec_impl(struct kfifo *fifo,
@@ -58,8 +128,7 @@ KFIFO__INLINE unsigned int kfifo__in_rec_impl(struct kfifo *fifo,
 	if (recsize == 2)
 		kfifo__set_byte_at(fifo, in + 1, (unsigned char)(n >> 8));
 	if (n > 0)
-		kfifo__copy_in(fifo, in + recsize, from,
-			       kfifo__rec_len_opaque(n));
+		kfifo__rec_copy_in(fifo, in + recsize, from, n);
 	/* header and data become visible to the consumer in one store */
 	return kfifo__publish_in(fifo, in + recsize + n, kind, 0);
 }
@@ -100,8 +169,38 @@ KFIFO__INLINE unsigned int kfifo__out_rec_impl(struct kfifo *fifo, void *to,
 	}
 	/* copy the record's l bytes, not the caller's n (seed bug 2) */
 	if (l > 0)
-		kfifo__copy_out(fifo, out + recsize, to,
-				kfifo__rec_len_opaque(l));
+		kfifo__rec_copy_out(fifo, out + recsize, to, l);
+	return kfifo__publish_out(fifo, out + recsize + l, kind, 0);
+}
+
+/*
+ * The next record, only if it is @n bytes long: the binding's get_rec()
+ * refilling a bytes object of that length.  0 when taken; the record's
+ * length + 1 when it has another length (nothing taken); UINT_MAX when no
+ * whole record is stored or @recsize is not 1 or 2.  The steps are
+ * kfifo__out_rec_impl()'s, with the length test before the copy.
+ */
+KFIFO__INLINE unsigned int kfifo__out_rec_len_impl(struct kfifo *fifo,
+						   void *to, unsigned int n,
+						   unsigned int recsize,
+						   enum kfifo__kind kind)
+{
+	unsigned int out, used, l;
+
+	if (recsize - 1 > 1 || n > kfifo_rec_max(recsize))
+		return UINT_MAX;
+	out = kfifo__own_out(fifo, kind);
+	/* enough to decide whether to look at @in: a header and @n bytes */
+	used = kfifo__len_for(fifo, out, recsize + n, kind);
+	if (used < recsize)
+		return UINT_MAX;
+	l = kfifo__rec_header(fifo, out, recsize);
+	if (l != n)
+		return l + 1;
+	if (used - recsize < l)
+		return UINT_MAX;
+	if (l > 0)
+		kfifo__rec_copy_out(fifo, out + recsize, to, l);
 	return kfifo__publish_out(fifo, out + recsize + l, kind, 0);
 }
 
@@ -113,6 +212,51 @@ KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_rec_impl,
 		       (struct kfifo *fifo, void *to, unsigned int n,
 			unsigned int recsize, unsigned int *total),
 		       fifo, to, n, recsize, total)
+
+KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_rec_len_impl,
+		       (struct kfifo *fifo, void *to, unsigned int n,
+			unsigned int recsize),
+		       fifo, to, n, recsize)
+
+static __attribute__((noinline)) unsigned int
+kfifo__out_rec_len_slow(struct kfifo *fifo, void *to, unsigned int n,
+			unsigned int recsize)
+{
+	return KFIFO__BY_KIND(fifo, kfifo__out_rec_len_impl, fifo, to, n,
+			      recsize);
+}
+
+/*
+ * Its common case, a short record (header 1 or 2) of an ordinary fifo,
+ * whole in the cached @in and not crossing the end of the buffer, written
+ * out with no call before the publication, as kfifo__in_rec_open()'s;
+ * anything else takes kfifo__out_rec_len_impl() whole.
+ */
+unsigned int kfifo__out_rec_len(struct kfifo *fifo, void *to, unsigned int n,
+				unsigned int recsize)
+{
+	unsigned int out, off, l, need = n + recsize;
+
+	if (__builtin_expect(kfifo__kind(fifo) == KFIFO__ORDINARY &&
+			     recsize - 1 <= 1 && n <= KFIFO__REC_SMALL, 1)) {
+		out = kfifo__own_out(fifo, KFIFO__ORDINARY);
+		off = out & (fifo->size - 1);
+		if (kfifo__data_cached(fifo, out, need, KFIFO__ORDINARY) &&
+		    need <= fifo->size - off) {
+			l = fifo->buffer[off];
+			if (recsize == 2)
+				l |= (unsigned int)fifo->buffer[off + 1] << 8;
+			if (l != n)
+				return l + 1;
+			if (n > 0)
+				kfifo__copy_small(to, fifo->buffer + off + recsize,
+						  n);
+			return kfifo__publish_out(fifo, out + need,
+						  KFIFO__ORDINARY, 0);
+		}
+	}
+	return kfifo__out_rec_len_slow(fifo, to, n, recsize);
+}
 
 unsigned int kfifo__peek_rec_generic(struct kfifo *fifo, unsigned int recsize)
 {
@@ -184,6 +328,57 @@ unsigned int kfifo__out_rec_generic(struct kfifo *fifo, void *to,
 KFIFO__REC_INSTANCES(0)
 KFIFO__REC_INSTANCES(1)
 KFIFO__REC_INSTANCES(2)
+
+/* kfifo__in_rec_open() for every case its fast path leaves out. */
+static __attribute__((noinline)) unsigned int
+kfifo__in_rec_open_slow(struct kfifo *fifo, const void *from, unsigned int n,
+			unsigned int recsize)
+{
+	if (kfifo_is_closed(fifo))
+		return kfifo__rec_refused(n);
+	return kfifo_in_rec(fifo, from, n, recsize);
+}
+
+/*
+ * kfifo_in_rec() of a fifo that is open: refused like a record without
+ * room (@n + 1, nothing stored) once kfifo_close() ran.  The binding's
+ * put_rec() in one call, where it took two (kfifo_is_closed(), then
+ * kfifo_in_rec()): the closed flag shares the cache line of @buffer and
+ * @size, which the store reads anyway.  A close() racing with the call
+ * lands before it or after it, as with the two calls.
+ *
+ * Its common case, a short record (header 1 or 2) of an ordinary fifo
+ * with room in the cached @out and not crossing the end of the buffer, is
+ * written out here with no call before the publication (whose rare wake
+ * is a tail call), so that it saves no registers; anything else takes
+ * kfifo_in_rec().  The steps are kfifo__in_rec_impl()'s.
+ */
+unsigned int kfifo__in_rec_open(struct kfifo *fifo, const void *from,
+				unsigned int n, unsigned int recsize)
+{
+	unsigned int in, off, need = n + recsize;
+
+	if (__builtin_expect(kfifo__kind(fifo) == KFIFO__ORDINARY &&
+			     recsize - 1 <= 1 && n <= KFIFO__REC_SMALL, 1)) {
+		if (__atomic_load_n(kfifo__closed_word(fifo, KFIFO__ORDINARY),
+				    __ATOMIC_ACQUIRE) != 0)
+			return kfifo__rec_refused(n);
+		in = kfifo__own_in(fifo, KFIFO__ORDINARY);
+		off = in & (fifo->size - 1);
+		if (kfifo__room_cached(fifo, in, need, KFIFO__ORDINARY) &&
+		    need <= fifo->size - off) {
+			fifo->buffer[off] = (unsigned char)(n & 0xffu);
+			if (recsize == 2)
+				fifo->buffer[off + 1] = (unsigned char)(n >> 8);
+			if (n > 0)
+				kfifo__copy_small(fifo->buffer + off + recsize,
+						  from, n);
+			return kfifo__publish_in(fifo, in + need,
+						 KFIFO__ORDINARY, 0);
+		}
+	}
+	return kfifo__in_rec_open_slow(fifo, from, n, recsize);
+}
 
 unsigned int kfifo_avail_rec(struct kfifo *fifo, unsigned int recsize)
 {

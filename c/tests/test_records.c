@@ -825,6 +825,116 @@ static void test_specialised_instances_match_generic(void)
 	}
 }
 
+/*
+ * kfifo__in_rec_open(), the binding's put_rec: the same answers and the
+ * same bytes as kfifo_in_rec() at every length across the inline copy's
+ * bounds (1, 4, 8, 16, 32 bytes) and every offset, records crossing the
+ * end and refusals for room included; and once the fifo is closed, @n + 1
+ * with nothing stored.  out_rec takes each back intact.
+ */
+static void test_in_rec_open_matches_in_rec_and_refuses_closed(void)
+{
+	unsigned int r, n, i;
+
+	for (r = 0; r <= 2; r++) {
+		FOR_EACH_START(start) {
+			struct kfifo a, b;
+			unsigned int ta, tb;
+
+			KT_MAKE(&a, 64, start);
+			KT_MAKE(&b, 64, start);
+			for (i = 0; i < 41 * 3; i++) {
+				n = i % 41;
+				kt_pattern(src, n, i);
+				CHECK_UINT(kfifo__in_rec_open(&a, src, n, rt(r)),
+					   kfifo_in_rec(&b, src, n, rt(r)));
+				CHECK_UINT(a.in, b.in);
+				CHECK_UINT(kfifo_len(&a), kfifo_len(&b));
+				memset(dst, 0, 128);
+				if (r == 0) {
+					/* fixed-size: no header says the length */
+					CHECK_UINT(kfifo_out(&a, dst, n), n);
+					CHECK_UINT(kfifo_out(&b, dst + 64, n), n);
+				} else {
+					CHECK_UINT(kfifo_out_rec(&a, dst, 64, rt(r),
+								 &ta), 0);
+					CHECK_UINT(kfifo_out_rec(&b, dst + 64, 64,
+								 rt(r), &tb), 0);
+					CHECK_UINT(ta, n);
+					CHECK_UINT(tb, n);
+				}
+				CHECK_MEM(dst, src, n);
+				CHECK_MEM(dst + 64, src, n);
+			}
+			/* no room: both refuse, nothing changes */
+			CHECK_UINT(kfifo_in(&a, src, 50), 50);
+			kt_snap_take(&snap, &a);
+			CHECK_UINT(kfifo__in_rec_open(&a, src, 20, rt(r)), 21);
+			CHECK_UNCHANGED(&a, &snap);
+			kfifo_reset(&a);
+			kfifo_close(&a);
+			kt_snap_take(&snap, &a);
+			CHECK_UINT(kfifo__in_rec_open(&a, src, 5, rt(r)), 6);
+			CHECK_UINT(kfifo__in_rec_open(&a, src, 5, 1), 6);
+			CHECK_UNCHANGED(&a, &snap);
+			CHECK_UINT(kfifo_len(&a), 0);
+			kfifo_free(&a);
+			kfifo_free(&b);
+		}
+	}
+}
+
+/*
+ * kfifo__out_rec_len(), the binding's get_rec refilling a bytes object:
+ * takes the next record only when it has the length asked for, at every
+ * length across the inline copy's bounds and every offset (records
+ * across the end included); another length gives that length + 1 and an
+ * empty fifo, a partial record or a bad recsize UINT_MAX, nothing taken.
+ */
+static void test_out_rec_len_takes_only_that_length(void)
+{
+	unsigned int r, n, i;
+
+	for (r = 1; r <= 2; r++) {
+		FOR_EACH_START(start) {
+			struct kfifo f;
+
+			KT_MAKE(&f, 64, start);
+			CHECK_UINT(kfifo__out_rec_len(&f, dst, 4, rt(r)),
+				   UINT_MAX);
+			for (i = 0; i < 41 * 3; i++) {
+				n = i % 41;
+				kt_pattern(src, n, i);
+				CHECK_UINT(kfifo_in_rec(&f, src, n, rt(r)), 0);
+				kt_snap_take(&snap, &f);
+				CHECK_UINT(kfifo__out_rec_len(&f, dst, n + 1, rt(r)),
+					   n + 1);
+				if (n > 0)
+					CHECK_UINT(kfifo__out_rec_len(&f, dst, n - 1,
+								      rt(r)),
+						   n + 1);
+				CHECK_UNCHANGED(&f, &snap);
+				memset(dst, 0, 64);
+				CHECK_UINT(kfifo__out_rec_len(&f, dst, n, rt(r)), 0);
+				CHECK_MEM(dst, src, n);
+				CHECK_UINT(kfifo_len(&f), 0);
+			}
+			/* a header without all its data, a bad recsize */
+			CHECK_UINT(kfifo_in(&f, "\005ab", 3), 3);
+			kt_snap_take(&snap, &f);
+			CHECK_UINT(kfifo__out_rec_len(&f, dst, 5, 1), UINT_MAX);
+			CHECK_UINT(kfifo__out_rec_len(&f, dst, 5, rt(0)),
+				   UINT_MAX);
+			CHECK_UINT(kfifo__out_rec_len(&f, dst, 5, rt(3)),
+				   UINT_MAX);
+			CHECK_UINT(kfifo__out_rec_len(&f, dst, 256, 1),
+				   UINT_MAX);
+			CHECK_UNCHANGED(&f, &snap);
+			kfifo_free(&f);
+		}
+	}
+}
+
 int main(void)
 {
 	RUN_TEST(test_in_rec_stores_header_then_data);
@@ -850,5 +960,7 @@ int main(void)
 	RUN_TEST(test_record_stream_through_small_fifo);
 	RUN_TEST(test_constant_recsize_gives_same_results_as_runtime_recsize);
 	RUN_TEST(test_specialised_instances_match_generic);
+	RUN_TEST(test_in_rec_open_matches_in_rec_and_refuses_closed);
+	RUN_TEST(test_out_rec_len_takes_only_that_length);
 	return th_finish("test_records");
 }

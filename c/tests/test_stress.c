@@ -231,6 +231,9 @@ static void *rec_producer(void *arg)
 		kt_rec_fill(buf, seq, len);
 		if (seq & 1)
 			ret = kfifo_from_user_rec(&t->fifo, buf, len, t->recsize);
+		else if (seq % 4 == 2)
+			/* the Python binding's put_rec (open: closed never) */
+			ret = kfifo__in_rec_open(&t->fifo, buf, len, t->recsize);
 		else if (t->recsize == 1)
 			ret = kfifo_in_rec(&t->fifo, buf, len, 1);
 		else if (t->recsize == 2)
@@ -291,6 +294,24 @@ static void *rec_consumer(void *arg)
 				kfifo_skip_rec(&t->fifo, t->recsize);
 				seq++;
 			}
+			continue;
+		}
+		if (t->recsize > 0 && mode == 3) {
+			/* the binding's get_rec refill: the length it expects
+			 * (taken), or the length + 1 of this record's length
+			 * (never, asked the right one), or nothing whole yet */
+			ret = kfifo__out_rec_len(&t->fifo, buf, len, t->recsize);
+			if (ret == UINT_MAX) {
+				kt_backoff(&spins);
+				continue;
+			}
+			if (ret != 0) {
+				kt_thread_error("out_rec_len", seq, ret, 0);
+				return NULL;
+			}
+			if (!kt_rec_ok(buf, seq, len))
+				return NULL;
+			seq++;
 			continue;
 		}
 		/* never capacity 0: with n = 0 "nothing there" also returns 0 */
