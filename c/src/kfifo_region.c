@@ -53,24 +53,34 @@ static unsigned int kfifo__no_regions(struct kfifo *fifo,
 	return 0;
 }
 
-KFIFO__INLINE unsigned int kfifo__in_prepare(struct kfifo *fifo,
-					     struct kfifo_region r[2],
-					     unsigned int n, enum kfifo__kind kind)
+/* kfifo__in_prepare() once its cache did not cover @n: refresh it. */
+KFIFO__INLINE unsigned int kfifo__in_prepare_fresh(struct kfifo *fifo,
+						   struct kfifo_region r[2],
+						   unsigned int in,
+						   unsigned int n,
+						   enum kfifo__kind kind)
 {
-	unsigned int in = kfifo__own_in(fifo, kind);
-	unsigned int avail;
+	unsigned int avail = kfifo__avail_fresh(fifo, in, kind);
 
-	if (kfifo__room_cached(fifo, in, n, kind)) {
-		kfifo__regions(fifo, in, n, r);
-		return n;
-	}
-	avail = kfifo__avail_fresh(fifo, in, kind);
 	if (n > avail)
 		n = avail;
 	if (n == 0)
 		return kfifo__no_regions(fifo, r);
 	kfifo__regions(fifo, in, n, r);
 	return n;
+}
+
+KFIFO__INLINE unsigned int kfifo__in_prepare(struct kfifo *fifo,
+					     struct kfifo_region r[2],
+					     unsigned int n, enum kfifo__kind kind)
+{
+	unsigned int in = kfifo__own_in(fifo, kind);
+
+	if (kfifo__room_cached(fifo, in, n, kind)) {
+		kfifo__regions(fifo, in, n, r);
+		return n;
+	}
+	return kfifo__in_prepare_fresh(fifo, r, in, n, kind);
 }
 
 KFIFO__INLINE unsigned int kfifo__in_finish(struct kfifo *fifo,
@@ -89,24 +99,34 @@ KFIFO__INLINE unsigned int kfifo__in_finish(struct kfifo *fifo,
 	return kfifo__publish_in(fifo, in + n, kind, n);
 }
 
-KFIFO__INLINE unsigned int kfifo__out_prepare(struct kfifo *fifo,
-					      struct kfifo_region r[2],
-					      unsigned int n, enum kfifo__kind kind)
+/* kfifo__out_prepare() once its cache did not cover @n: refresh it. */
+KFIFO__INLINE unsigned int kfifo__out_prepare_fresh(struct kfifo *fifo,
+						    struct kfifo_region r[2],
+						    unsigned int out,
+						    unsigned int n,
+						    enum kfifo__kind kind)
 {
-	unsigned int out = kfifo__own_out(fifo, kind);
-	unsigned int len;
+	unsigned int len = kfifo__len_fresh(fifo, out, kind);
 
-	if (kfifo__data_cached(fifo, out, n, kind)) {
-		kfifo__regions(fifo, out, n, r);
-		return n;
-	}
-	len = kfifo__len_fresh(fifo, out, kind);
 	if (n > len)
 		n = len;
 	if (n == 0)
 		return kfifo__no_regions(fifo, r);
 	kfifo__regions(fifo, out, n, r);
 	return n;
+}
+
+KFIFO__INLINE unsigned int kfifo__out_prepare(struct kfifo *fifo,
+					      struct kfifo_region r[2],
+					      unsigned int n, enum kfifo__kind kind)
+{
+	unsigned int out = kfifo__own_out(fifo, kind);
+
+	if (kfifo__data_cached(fifo, out, n, kind)) {
+		kfifo__regions(fifo, out, n, r);
+		return n;
+	}
+	return kfifo__out_prepare_fresh(fifo, r, out, n, kind);
 }
 
 KFIFO__INLINE unsigned int kfifo__out_finish(struct kfifo *fifo,
@@ -159,3 +179,4 @@ unsigned int kfifo_out_finish(struct kfifo *fifo, unsigned int n)
 {
 	return KFIFO__BY_KIND(fifo, kfifo__out_finish, fifo, n);
 }
+
