@@ -158,24 +158,24 @@ KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_prepare,
 KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_finish,
 		       (struct kfifo *fifo, unsigned int n), fifo, n)
 
-unsigned int kfifo_in_prepare(struct kfifo *fifo, struct kfifo_region r[2],
+__attribute__((aligned(64))) unsigned int kfifo_in_prepare(struct kfifo *fifo, struct kfifo_region r[2],
 			      unsigned int n)
 {
 	return KFIFO__BY_KIND(fifo, kfifo__in_prepare, fifo, r, n);
 }
 
-unsigned int kfifo_in_finish(struct kfifo *fifo, unsigned int n)
+__attribute__((aligned(64))) unsigned int kfifo_in_finish(struct kfifo *fifo, unsigned int n)
 {
 	return KFIFO__BY_KIND(fifo, kfifo__in_finish, fifo, n);
 }
 
-unsigned int kfifo_out_prepare(struct kfifo *fifo, struct kfifo_region r[2],
+__attribute__((aligned(64))) unsigned int kfifo_out_prepare(struct kfifo *fifo, struct kfifo_region r[2],
 			       unsigned int n)
 {
 	return KFIFO__BY_KIND(fifo, kfifo__out_prepare, fifo, r, n);
 }
 
-unsigned int kfifo_out_finish(struct kfifo *fifo, unsigned int n)
+__attribute__((aligned(64))) unsigned int kfifo_out_finish(struct kfifo *fifo, unsigned int n)
 {
 	return KFIFO__BY_KIND(fifo, kfifo__out_finish, fifo, n);
 }
