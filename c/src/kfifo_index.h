@@ -179,14 +179,22 @@ KFIFO__INLINE unsigned int kfifo__len_for(struct kfifo *fifo,
 	return len;
 }
 
+/* The consumer's mirror image of kfifo__room_cached(), without the hint
+ * (kfifo_out_prepare(), where it is not the common case). */
+KFIFO__INLINE int kfifo__data_covered(struct kfifo *fifo, unsigned int out,
+				      unsigned int n, enum kfifo__kind kind)
+{
+	unsigned int len = kfifo__used(fifo, fifo->kfifo__in_cache, out, kind);
+
+	return n - 1 < len && out == fifo->kfifo__out_seen;
+}
+
 /* The consumer's mirror image of kfifo__room_cached(). */
 KFIFO__INLINE int kfifo__data_cached(struct kfifo *fifo, unsigned int out,
 				     unsigned int n, enum kfifo__kind kind)
 {
-	unsigned int len = kfifo__used(fifo, fifo->kfifo__in_cache, out, kind);
-
-	return (int)__builtin_expect(
-		n - 1 < len && out == fifo->kfifo__out_seen, 1);
+	return (int)__builtin_expect(kfifo__data_covered(fifo, out, n, kind),
+				     1);
 }
 
 /* The consumer's mirror image of kfifo__publish_in(). */

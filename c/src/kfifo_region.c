@@ -122,11 +122,10 @@ KFIFO__INLINE unsigned int kfifo__out_prepare(struct kfifo *fifo,
 {
 	unsigned int out = kfifo__own_out(fifo, kind);
 
-	if (kfifo__data_cached(fifo, out, n, kind)) {
-		kfifo__regions(fifo, out, n, r);
-		return n;
-	}
-	return kfifo__out_prepare_fresh(fifo, r, out, n, kind);
+	if (!__builtin_expect(kfifo__data_covered(fifo, out, n, kind), 0))
+		return kfifo__out_prepare_fresh(fifo, r, out, n, kind);
+	kfifo__regions(fifo, out, n, r);
+	return n;
 }
 
 KFIFO__INLINE unsigned int kfifo__out_finish(struct kfifo *fifo,
