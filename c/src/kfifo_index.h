@@ -88,10 +88,9 @@ KFIFO__INLINE unsigned int kfifo__avail_fresh(struct kfifo *fifo,
  * subtraction, (@out + size) - @in, where it was size - (@in - @out), a
  * load of @size and two operations (one instruction fewer on every
  * producer's call, two on kfifo_in_finish(), which needs no @size
- * otherwise).  A handle clamps the level from the @out it derives.  A
- * cache of 0 (a fresh or reset fifo; a new handle stores @out itself)
- * shows no more room than there is (when @in_seen matches, for @in 0:
- * none, so the first call refreshes).
+ * otherwise).  A handle clamps the level from the @out it derives.  The
+ * cache of a fresh or reset fifo, 0 with @in and @in_seen 0, shows no
+ * room, so that the first call refreshes.
  */
 KFIFO__INLINE unsigned int kfifo__room_from_cache(const struct kfifo *fifo,
 						  unsigned int in,
