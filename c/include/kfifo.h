@@ -87,7 +87,7 @@ struct kfifo {
 	unsigned char kfifo__pad0[KFIFO__CACHELINE];
 	unsigned int in;
 	unsigned int kfifo__in_seen;   /* private, producer's: see kfifo_index.h */
-	unsigned int kfifo__out_cache; /* private, producer's */
+	unsigned int kfifo__out_cache; /* private, producer's: @out + @size */
 	unsigned int kfifo__data_seq;  /* private: futex word consumers sleep on */
 	unsigned char kfifo__pad1[KFIFO__CACHELINE];
 	unsigned int out;

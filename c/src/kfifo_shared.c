@@ -58,8 +58,9 @@ static void kfifo__make_handle(struct kfifo *fifo, struct kfifo__shm *shm,
 	fifo->flags = KFIFO__SHARED;
 	fifo->kfifo__in_seen = fifo->kfifo__in_cache =
 		kfifo__load_acquire(&shm->in);
-	fifo->kfifo__out_seen = fifo->kfifo__out_cache =
-		kfifo__load_acquire(&shm->out);
+	fifo->kfifo__out_seen = kfifo__load_acquire(&shm->out);
+	/* the producer's cache is @out plus the size (kfifo_index.h) */
+	fifo->kfifo__out_cache = fifo->kfifo__out_seen + size;
 }
 
 size_t kfifo_shared_bytes(unsigned int size)
