@@ -39,9 +39,11 @@ LOGS=$(cd "$BUILD_ROOT/logs" && pwd)
 PLAT=manylinux_2_28_$(uname -m)
 # the other Pythons: the API, sharing, the model, and what differs most
 # between versions: the record calls' FASTCALL wrappers, the notifiers and
-# the asyncio face (uvloop, anyio and trio come with the test extra)
+# the asyncio face (uvloop, anyio and trio come with the test extra), the
+# reuse of a short record's bytes (CPython 3.13 and older) and the GIL hand-over
 QUICK=(test_kfifo_api.py test_shared.py test_model.py test_record_batches.py
-       test_notifier.py test_aio.py)
+       test_notifier.py test_aio.py test_record_fast_paths.py test_gil_spin.py
+       test_wait_handover.py)
 SHORT=(KFIFO_STRESS_BYTES=2e6 KFIFO_WAIT_STRESS_BYTES=3e5 KFIFO_WAIT_PINGPONG=1e4
        KFIFO_RANDOM_SEQUENCES=20)
 export KFIFO_HYPOTHESIS_PROFILE=${KFIFO_HYPOTHESIS_PROFILE:-ci}

@@ -73,7 +73,11 @@ def test_bench_peers_puts_python_beside_c(tmp_path, run_script):
     assert proc.returncode == 0, proc.stderr
     table = (out / "bench.md").read_text()
     assert "## Python against C: the binding's cost" in table
-    assert "| two threads, 64 KiB chunks, `in_`/`out_into` vs `kfifo_in`/`kfifo_out` |" in table
+    # the goal's row (blocking calls, pinned), then polling, then unpinned
+    assert ("| two threads, 64 KiB chunks, `put`/`get_into` (blocking) vs `kfifo_in`/`kfifo_out` "
+            "(spinning), threads pinned to two CPUs in both |") in table
+    assert "| the same, `in_`/`out_into` polling with `time.sleep(0)` |" in table
+    assert "| the same, `put`/`get_into`, Python's threads not pinned |" in table
     assert "| 10.000 GB/s |" in table and "| 40.000 M/s |" in table
     assert "| one thread, 16 B `in_` + `out` vs `kfifo_in` + `kfifo_out`" in table
     assert "| 12.5 ns |" in table
