@@ -53,6 +53,20 @@ static unsigned int kfifo__no_regions(struct kfifo *fifo,
 	return 0;
 }
 
+/* The regions of at most @n of the @have bytes from @idx: what either
+ * prepare does once its cache did not cover @n and it has refreshed it. */
+static inline __attribute__((always_inline)) unsigned int
+kfifo__regions_upto(struct kfifo *fifo, struct kfifo_region r[2],
+		    unsigned int idx, unsigned int n, unsigned int have)
+{
+	if (n > have)
+		n = have;
+	if (n == 0)
+		return kfifo__no_regions(fifo, r);
+	kfifo__regions(fifo, idx, n, r);
+	return n;
+}
+
 /* kfifo__in_prepare() once its cache did not cover @n: refresh it. */
 KFIFO__INLINE unsigned int kfifo__in_prepare_fresh(struct kfifo *fifo,
 						   struct kfifo_region r[2],
@@ -60,14 +74,8 @@ KFIFO__INLINE unsigned int kfifo__in_prepare_fresh(struct kfifo *fifo,
 						   unsigned int n,
 						   enum kfifo__kind kind)
 {
-	unsigned int avail = kfifo__avail_fresh(fifo, in, kind);
-
-	if (n > avail)
-		n = avail;
-	if (n == 0)
-		return kfifo__no_regions(fifo, r);
-	kfifo__regions(fifo, in, n, r);
-	return n;
+	return kfifo__regions_upto(fifo, r, in, n,
+				   kfifo__avail_fresh(fifo, in, kind));
 }
 
 KFIFO__INLINE unsigned int kfifo__in_prepare(struct kfifo *fifo,
@@ -106,14 +114,8 @@ KFIFO__INLINE unsigned int kfifo__out_prepare_fresh(struct kfifo *fifo,
 						    unsigned int n,
 						    enum kfifo__kind kind)
 {
-	unsigned int len = kfifo__len_fresh(fifo, out, kind);
-
-	if (n > len)
-		n = len;
-	if (n == 0)
-		return kfifo__no_regions(fifo, r);
-	kfifo__regions(fifo, out, n, r);
-	return n;
+	return kfifo__regions_upto(fifo, r, out, n,
+				   kfifo__len_fresh(fifo, out, kind));
 }
 
 KFIFO__INLINE unsigned int kfifo__out_prepare(struct kfifo *fifo,
