@@ -7,6 +7,70 @@
 
 /* ---- errors ------------------------------------------------------------------ */
 
+/*
+ * kfifo.Empty and kfifo.Full: the timeouts of the get and put calls.  Each
+ * is both a TimeoutError and the queue module's exception of the same
+ * name, so code moved over from queue.Queue or multiprocessing.Queue
+ * (`except queue.Empty`) and code written for sockets (`except
+ * TimeoutError`) both catch them.  Their instances have a __dict__: a put's
+ * carries ``stored``.
+ */
+PyObject *kfpy_Empty, *kfpy_Full;
+
+static PyObject *kf_new_timeout(const char *name, PyObject *queue_exc,
+				const char *doc)
+{
+	PyObject *bases, *type;
+
+	bases = PyTuple_Pack(2, PyExc_TimeoutError, queue_exc);
+	if (bases == NULL)
+		return NULL;
+	type = PyErr_NewExceptionWithDoc(name, doc, bases, NULL);
+	Py_DECREF(bases);
+	return type;
+}
+
+int kf_errors_init(PyObject *module)
+{
+	PyObject *queue, *empty = NULL, *full = NULL;
+	int rc = -1;
+
+	queue = PyImport_ImportModule("queue");
+	if (queue == NULL)
+		return -1;
+	empty = PyObject_GetAttrString(queue, "Empty");
+	full = PyObject_GetAttrString(queue, "Full");
+	if (empty == NULL || full == NULL)
+		goto out;
+	if (kfpy_Empty == NULL)
+		kfpy_Empty = kf_new_timeout("kfifo.Empty", empty,
+			"A get call timed out: nothing (or not enough) was stored in "
+			"time.\n\nBoth a ``TimeoutError`` and a ``queue.Empty``.");
+	if (kfpy_Full == NULL)
+		kfpy_Full = kf_new_timeout("kfifo.Full", full,
+			"A put call timed out: no room in time.  ``stored`` says how "
+			"much this call stored.\n\nBoth a ``TimeoutError`` and a "
+			"``queue.Full``.");
+	if (kfpy_Empty == NULL || kfpy_Full == NULL)
+		goto out;
+	Py_INCREF(kfpy_Empty);
+	if (PyModule_AddObject(module, "Empty", kfpy_Empty) < 0) {
+		Py_DECREF(kfpy_Empty);
+		goto out;
+	}
+	Py_INCREF(kfpy_Full);
+	if (PyModule_AddObject(module, "Full", kfpy_Full) < 0) {
+		Py_DECREF(kfpy_Full);
+		goto out;
+	}
+	rc = 0;
+out:
+	Py_XDECREF(empty);
+	Py_XDECREF(full);
+	Py_DECREF(queue);
+	return rc;
+}
+
 PyObject *kf_freed_error(const char *method)
 {
 	PyErr_Format(PyExc_ValueError, "Kfifo.%s(): operation on a freed Kfifo",

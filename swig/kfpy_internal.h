@@ -77,6 +77,9 @@ extern PyMethodDef kf_attach_def;
 /* ---- kfpy_errors.c ---- */
 
 PyObject *kf_freed_error(const char *method);
+/* kfifo.Empty, kfifo.Full: TimeoutError and queue.Empty / queue.Full */
+extern PyObject *kfpy_Empty, *kfpy_Full;
+int kf_errors_init(PyObject *module);
 PyObject *kf_exiting_error(const char *method);
 
 /*

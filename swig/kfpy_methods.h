@@ -661,7 +661,8 @@ KFPY_METHOD(Kfifo, free, kfpy_free, POS,
 	"Waits for calls in flight; afterwards every call but ``free()`` raises\n"
 	"``ValueError``. A second ``free()`` is harmless, as in C. A\n"
 	"``buffer=`` object is released (it can be resized again). ``with\n"
-	"Kfifo(n) as f:`` calls ``free()`` on exit.")
+	"Kfifo(n) as f:`` calls ``close()`` then ``free()`` on exit;\n"
+	"``with kfifo.freeing(f):`` only ``free()``.")
 
 /* queries */
 KFPY_METHOD(Kfifo, len, kfpy_len, POS,
@@ -748,7 +749,10 @@ KFPY_METHOD(Kfifo, __exit__, kfpy_exit, POS,
 	"__exit__($self, exc_type, exc, tb, /)\n"
 	"--\n"
 	"\n"
-	"Call ``free()``; exceptions propagate.")
+	"End the stream for the peer (``close()``), then ``free()`` this handle,\n"
+	"as leaving ``with`` does for a socket; exceptions propagate. Not closed\n"
+	"when ``free()`` refuses (views still alive). ``with kfifo.freeing(f):``\n"
+	"frees without closing.")
 KFPY_METHOD(Kfifo, __reduce_ex__, kfpy_reduce_ex, POS,
 	(PyObject *self, PyObject *protocol),
 	"__reduce_ex__($self, protocol, /)\n"

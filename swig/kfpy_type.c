@@ -433,6 +433,16 @@ PyObject *kfpy_exit(PyObject *self, PyObject *exc_type, PyObject *exc,
 	(void)tb;
 	if (kfpy_arg_self(self, "__exit__", &k) < 0)
 		return NULL;
+	/*
+	 * Leaving `with` ends the stream for the peer, then lets go of this
+	 * handle, as leaving `with` does for a socket or a pipe: a consumer
+	 * sees the end of the stream (b"", None, EOFError), not a timeout.
+	 * Not when free() is going to refuse (views still point into the
+	 * ring): a call that fails changes nothing.  kfifo.freeing(f) frees
+	 * without closing.
+	 */
+	if (!k->freed && k->regions == 0)
+		kfifo_close(&k->st->fifo);
 	r = kfpy_free(k);
 	if (r == NULL)
 		return NULL;
@@ -723,7 +733,7 @@ int kfpy_types_init(PyObject *module)
 	if (kf_add_type(module, &kfpy_KfifoType, "Kfifo", kf_kfifo_methods) < 0 ||
 	    kf_add_type(module, &kfpy_SpinLockType, "SpinLock",
 			kf_spinlock_methods) < 0 ||
-	    kf_notify_init(module) < 0)
+	    kf_notify_init(module) < 0 || kf_errors_init(module) < 0)
 		return -1;
 	attach = PyDescr_NewClassMethod(&kfpy_KfifoType, &kf_attach_def);
 	if (attach == NULL ||

@@ -302,7 +302,7 @@ static PyObject *kf_closed_error(const char *method, Py_ssize_t done,
 
 static PyObject *kf_timeout_error(const char *method)
 {
-	PyErr_Format(PyExc_TimeoutError, "Kfifo.%s(): timed out", method);
+	PyErr_Format(kfpy_Empty, "Kfifo.%s(): timed out", method);
 	return NULL;
 }
 
@@ -358,7 +358,7 @@ PyObject *kfpy_put(kfpy_kfifo *k, const void *from, Py_ssize_t n,
 		if (w == -EPIPE)
 			return kf_closed_error("put", done, n);
 		if (w != 0) {
-			return kf_put_error(PyExc_TimeoutError,
+			return kf_put_error(kfpy_Full,
 					    PyUnicode_FromFormat("Kfifo.put(): timed out with "
 								 "%zd of %zd bytes stored "
 								 "by this call", done, n),
@@ -490,7 +490,7 @@ PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
 		if (w == -EPIPE)
 			return kf_closed_error("put_rec", 0, (Py_ssize_t)n);
 		if (w != 0)	/* a record is stored whole: nothing was */
-			return kf_put_error(PyExc_TimeoutError,
+			return kf_put_error(kfpy_Full,
 					    PyUnicode_FromString("Kfifo.put_rec(): timed out "
 								 "(nothing stored)"),
 					    0);
@@ -687,7 +687,7 @@ PyObject *kfpy_put_recs(kfpy_kfifo *k, PyObject *records, unsigned int recsize,
 			break;
 		}
 		if (w != 0) {
-			kf_recs_error(PyExc_TimeoutError, "timed out", i, n);
+			kf_recs_error(kfpy_Full, "timed out", i, n);
 			break;
 		}
 	}

@@ -425,7 +425,7 @@ def test_dir_adds_exactly_the_documented_api_to_object(cls):
 
 def test_private_module_exports_the_types_and_two_constants_only():
     names = {n for n in dir(kfifo._kfifo) if not n.startswith("__")}
-    assert names == {"Kfifo", "Notifier", "SpinLock", "VERSION", "GIL_THRESHOLD"}
+    assert names == {"Kfifo", "Notifier", "SpinLock", "Empty", "Full", "VERSION", "GIL_THRESHOLD"}
 
 
 @pytest.mark.parametrize("name", ["disown", "own", "acquire", "append", "next", "this", "thisown"])

@@ -17,11 +17,54 @@ gives the type hints and is the list of their public methods (a test holds
 ...     f.in_(b"hello"), f.out(3), len(f)
 (5, b'hel', 2)
 
+Leaving ``with f:`` ends the stream (``close()``) and frees the handle;
+:class:`freeing` only frees.  A get call that times out raises
+:class:`Empty`, a put call :class:`Full`: each is both a ``TimeoutError``
+and the ``queue`` module's exception of that name.
+
 Also in the package: :mod:`kfifo.model` (a pure-Python reference model),
 :mod:`kfifo.testing` (Hypothesis state machine, ``pip install
 kfifo[testing]``) and the ``kfifo`` command line (``python -m kfifo``).
 """
-from kfifo._kfifo import GIL_THRESHOLD, Kfifo, Notifier, SpinLock
+from types import TracebackType
+from typing import Literal, Optional, Type
+
+from kfifo._kfifo import GIL_THRESHOLD, Empty, Full, Kfifo, Notifier, SpinLock
 from kfifo._kfifo import VERSION as __version__
 
-__all__ = ["Kfifo", "Notifier", "SpinLock", "GIL_THRESHOLD", "__version__"]
+__all__ = ["Kfifo", "Notifier", "SpinLock", "Empty", "Full", "freeing", "GIL_THRESHOLD", "__version__"]
+
+
+class freeing:
+    """``with kfifo.freeing(f):`` frees ``f`` on exit without closing it.
+
+    ``with f:`` ends the stream for the peer (``close()``) and then frees
+    this handle, as leaving ``with`` does for a socket.  A handle that must
+    let go of its memory but leave the stream open for others (a second
+    consumer of a shared fifo, a helper that borrows a fifo) uses this
+    instead, as ``contextlib.closing`` wraps an object's ``close``.
+
+    >>> f = Kfifo(8)
+    >>> with freeing(f) as g:
+    ...     g.in_(b"abc")
+    3
+    >>> f.is_freed()
+    True
+    """
+
+    __slots__ = ("_fifo",)
+
+    def __init__(self, fifo: Kfifo) -> None:
+        if not isinstance(fifo, Kfifo):
+            raise TypeError(f"kfifo.freeing() needs a kfifo.Kfifo, not {type(fifo).__name__}")
+        self._fifo = fifo
+
+    def __enter__(self) -> Kfifo:
+        if self._fifo.is_freed():
+            raise ValueError("kfifo.freeing(): operation on a freed Kfifo")
+        return self._fifo
+
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> Literal[False]:
+        self._fifo.free()
+        return False

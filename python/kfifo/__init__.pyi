@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
 """Type hints of the kfifo package (the types are C, see kfifo._kfifo)."""
+import queue
 from types import TracebackType
 from typing import Any, Dict, Iterable, Iterator, Literal, Protocol, Union, final
 
 from typing_extensions import Buffer, Self, disjoint_base
 
-__all__ = ["Kfifo", "Notifier", "SpinLock", "GIL_THRESHOLD", "__version__"]
+__all__ = ["Kfifo", "Notifier", "SpinLock", "Empty", "Full", "freeing", "GIL_THRESHOLD", "__version__"]
 
 __version__: str
 #: copies of at least this many bytes run without the GIL
@@ -26,6 +27,15 @@ _Buffer = Union[Buffer, _ArrayInterface]
 #: the size of a record's length header: 0, 1 or 2 (1 or 2 where the call
 #: must read a length); other values raise ValueError at run time
 _RecSize = int
+
+class Empty(TimeoutError, queue.Empty):
+    """A get call timed out (both a TimeoutError and a queue.Empty)."""
+
+class Full(TimeoutError, queue.Full):
+    """A put call timed out (both a TimeoutError and a queue.Full)."""
+
+    #: what this call stored before it gave up (bytes; records for put_recs)
+    stored: int
 
 @disjoint_base
 class SpinLock:
@@ -140,3 +150,15 @@ class Kfifo:
     def avail(self) -> int: ...
     def is_empty(self) -> bool: ...
     def is_full(self) -> bool: ...
+
+class freeing:
+    """``with kfifo.freeing(f):`` frees ``f`` on exit without closing it."""
+
+    def __init__(self, fifo: Kfifo) -> None: ...
+    def __enter__(self) -> Kfifo: ...
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> Literal[False]: ...

@@ -49,7 +49,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, AsyncIterator, Callable, Iterable, List, Literal, Optional, Set, Tuple, TypeVar
 
-from kfifo import Kfifo
+from kfifo import Empty, Full, Kfifo
 
 if TYPE_CHECKING:
     from kfifo import _Buffer
@@ -282,6 +282,22 @@ class AsyncKfifo:
         """``Kfifo.close()``: end of stream; wakes every waiting task."""
         self._fifo.close()
 
+    # ``async with AsyncKfifo(f) as af:`` (or ``with``) leaves as ``with f:``
+    # does: it ends the stream for the peer, then frees the fifo's handle
+    # (``with kfifo.freeing(af.fifo):`` frees without closing)
+    def __enter__(self) -> AsyncKfifo:
+        self._fifo.__enter__()  # refuses a freed fifo
+        return self
+
+    def __exit__(self, exc_type: Optional[type], exc: Optional[BaseException], tb: object) -> Literal[False]:
+        return self._fifo.__exit__(exc_type, exc, tb)  # type: ignore[arg-type]
+
+    async def __aenter__(self) -> AsyncKfifo:
+        return self.__enter__()
+
+    async def __aexit__(self, exc_type: Optional[type], exc: Optional[BaseException], tb: object) -> Literal[False]:
+        return self.__exit__(exc_type, exc, tb)
+
     @property
     def closed(self) -> bool:
         return self._fifo.closed
@@ -316,8 +332,9 @@ class AsyncKfifo:
         except TimeoutError:
             if timeout == 0:
                 raise
+        kind = Empty if direction == "data" else Full
         return await self._retry(direction, attempt, deadline,
-                                 on_timeout or (lambda: TimeoutError(f"Kfifo.{method}(): timed out")))
+                                 on_timeout or (lambda: kind(f"Kfifo.{method}(): timed out")))
 
     # ---- consumer side ----------------------------------------------------------
 
@@ -390,7 +407,7 @@ class AsyncKfifo:
         """Wait for room for the whole record and store it (whole or not at all)."""
         fifo = self._fifo
         await self._call("room", "put_rec", lambda: fifo.put_rec(data, recsize, 0), timeout,
-                         lambda: _put_error(TimeoutError, "Kfifo.put_rec(): timed out (nothing stored)", 0))
+                         lambda: _put_error(Full, "Kfifo.put_rec(): timed out (nothing stored)", 0))
 
     async def put_recs(self, records: Iterable[_Buffer], recsize: int, timeout: Optional[float] = None,
                        *, progress: Optional[Progress] = None) -> int:
@@ -441,7 +458,7 @@ class AsyncKfifo:
             return done
 
         return await self._retry("room", attempt, deadline,
-                                 lambda: _put_error(TimeoutError, f"Kfifo.put_recs(): timed out ({done} of "
+                                 lambda: _put_error(Full, f"Kfifo.put_recs(): timed out ({done} of "
                                                     f"{total} records stored by this call)", done))
 
     async def put(self, data: _Buffer, timeout: Optional[float] = None, *,
@@ -491,7 +508,7 @@ class AsyncKfifo:
                     progress.stored = done
 
         await self._retry("room", attempt, deadline,
-                          lambda: _put_error(TimeoutError, f"Kfifo.put(): timed out with {done} of "
+                          lambda: _put_error(Full, f"Kfifo.put(): timed out with {done} of "
                                              f"{total} bytes stored by this call", done))
 
 

@@ -519,6 +519,9 @@ class KfifoModel:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        # as Kfifo: leaving `with` ends the stream, then frees
+        if not self._freed:
+            self.close()
         self.free()
 
     def __repr__(self) -> str:
