@@ -120,6 +120,9 @@
 /* timeout=None (seconds); kfpy_wait.c checks it, naming the method */
 %typemap(default) PyObject *timeout "$1 = Py_None;"
 %typemap(in) PyObject *timeout "$1 = $input;"
+/* get_into(..., whole=False): kfpy_wait.c checks it is a bool */
+%typemap(default) PyObject *whole "$1 = Py_False;"
+%typemap(in) PyObject *whole "$1 = $input;"
 
 /* Arguments a method accepts and ignores (__exit__, __reduce_ex__). */
 %typemap(in) PyObject *exc_type, PyObject *exc, PyObject *tb, PyObject *protocol "$1 = $input;"

@@ -353,17 +353,39 @@ KFPY_METHOD(Kfifo, get, kfpy_get, FAST_KW,
 	"TimeoutError\n"
 	"    Nothing arrived in time.")
 KFPY_METHOD(Kfifo, get_into, kfpy_get_into, KW,
-	(kfpy_kfifo *self, void *buffer, unsigned int n, PyObject *timeout),
-	"get_into($self, buffer, timeout=None)\n"
+	(kfpy_kfifo *self, void *buffer, unsigned int n, PyObject *timeout, PyObject *whole),
+	"get_into($self, buffer, timeout=None, whole=False)\n"
 	"--\n"
 	"\n"
 	"``get`` into a writable buffer, like ``readinto``. Consumer side.\n"
 	"\n"
+	"Parameters\n"
+	"----------\n"
+	"buffer : writable bytes-like object\n"
+	"timeout : float or None\n"
+	"    Seconds for the whole call.\n"
+	"whole : bool\n"
+	"    False: return as soon as some bytes are there. True: fill all of\n"
+	"    ``buffer``. A buffer that fits the fifo is filled all or nothing,\n"
+	"    as ``get_exactly`` takes its bytes (a timeout or an end of stream\n"
+	"    first removes nothing); a longer one streams through the fifo.\n"
+	"\n"
 	"Returns\n"
 	"-------\n"
 	"int\n"
-	"    Bytes written into ``buffer``; 0 at end of stream or for an empty\n"
-	"    buffer.")
+	"    Bytes written into ``buffer`` (with ``whole=True``: ``len(buffer)``\n"
+	"    in bytes); 0 at end of stream (closed, nothing left) or for an\n"
+	"    empty buffer.\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"kfifo.Empty\n"
+	"    Nothing (``whole=True``: not all) arrived in time; with\n"
+	"    ``whole=True`` its ``taken`` attribute is the count of bytes\n"
+	"    already written into ``buffer`` and removed (0 when it fits the\n"
+	"    fifo).\n"
+	"EOFError\n"
+	"    ``whole=True`` and the stream ended part way; ``taken`` as above.")
 KFPY_METHOD(Kfifo, get_exactly, kfpy_get_exactly, KW,
 	(kfpy_kfifo *self, unsigned int n, PyObject *timeout),
 	"get_exactly($self, n, timeout=None)\n"
@@ -380,6 +402,66 @@ KFPY_METHOD(Kfifo, get_exactly, kfpy_get_exactly, KW,
 	"EOFError\n"
 	"    The stream ended (closed) with fewer than ``n`` bytes; nothing is\n"
 	"    removed.")
+KFPY_METHOD(Kfifo, put_frame, kfpy_put_frame, KW,
+	(kfpy_kfifo *self, const void *data, Py_ssize_t n, PyObject *timeout),
+	"put_frame($self, data, timeout=None)\n"
+	"--\n"
+	"\n"
+	"Store ``data`` as one frame: an 8-byte little-endian length, then the\n"
+	"bytes. Frames have no size limit (records stop at 65,535 bytes); one\n"
+	"longer than the fifo streams through it. Producer side.\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"kfifo.Full\n"
+	"    No room in time. A frame that fits the fifo (header included) is\n"
+	"    stored whole or not at all (``stored`` 0); a longer one may stop\n"
+	"    part way: ``stored`` counts the bytes stored, header included, and\n"
+	"    the stream is left inside the frame (finish it with ``put`` or\n"
+	"    ``close()``).\n"
+	"BrokenPipeError\n"
+	"    The fifo is closed; ``stored`` as above.")
+KFPY_METHOD(Kfifo, get_frame, kfpy_get_frame, KW,
+	(kfpy_kfifo *self, PyObject *timeout),
+	"get_frame($self, timeout=None)\n"
+	"--\n"
+	"\n"
+	"Take the next frame (``put_frame``) whole. Consumer side.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"bytes or None\n"
+	"    The frame; ``None`` at end of stream (closed, nothing left).\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"kfifo.Empty\n"
+	"    The frame did not arrive in time. A frame that fits the fifo\n"
+	"    (header included) is taken all or nothing; a longer one streams,\n"
+	"    and a timeout part way loses it (``taken`` says how many of its\n"
+	"    bytes were removed).\n"
+	"EOFError\n"
+	"    The stream ended inside a frame.\n"
+	"ValueError\n"
+	"    The header is not a length this process can hold (nothing taken).")
+KFPY_METHOD(Kfifo, get_frame_into, kfpy_get_frame_into, KW,
+	(kfpy_kfifo *self, void *buffer, unsigned int n, PyObject *timeout),
+	"get_frame_into($self, buffer, timeout=None)\n"
+	"--\n"
+	"\n"
+	"``get_frame`` into the start of a writable buffer. Consumer side.\n"
+	"\n"
+	"Returns\n"
+	"-------\n"
+	"int or None\n"
+	"    The frame's length; ``None`` at end of stream.\n"
+	"\n"
+	"Raises\n"
+	"------\n"
+	"ValueError\n"
+	"    The frame is longer than ``buffer`` (nothing taken).\n"
+	"kfifo.Empty, EOFError\n"
+	"    As for ``get_frame``.")
 KFPY_METHOD(Kfifo, put_rec, kfpy_put_rec, FAST_KW,
 	(kfpy_kfifo *self, const void *data, unsigned int n, unsigned int recsize, PyObject *timeout),
 	"put_rec($self, data, recsize, timeout=None)\n"

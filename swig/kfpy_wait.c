@@ -325,46 +325,67 @@ static int kf_check_size(kfpy_kfifo *k, const char *method, unsigned int n)
 }
 
 /*
- * put() takes a buffer of any length (a Py_ssize_t, never clamped): it
- * offers the C core at most 2**32 - 1 bytes at a time, and goes on until
- * all are stored, the time runs out or the stream ends.
+ * Store all @n bytes at @p, waiting for room until @deadline; *@done
+ * counts the bytes stored (it goes on from its value).  0 when all are
+ * stored, -EPIPE when the fifo is closed, -ETIMEDOUT, or -1 with an
+ * exception.  It offers the C core at most 2**32 - 1 bytes at a time.
+ */
+static int kf_put_span(kfpy_kfifo *k, const char *method,
+		       const unsigned char *p, Py_ssize_t n, long long deadline,
+		       Py_ssize_t *done)
+{
+	Py_ssize_t sent = 0;
+	unsigned int r;
+	int w;
+
+	for (;;) {
+		if (k->freed) {
+			kf_freed_error(method);
+			return -1;
+		}
+		if (kfifo_is_closed(&k->st->fifo))
+			return -EPIPE;
+		if (kf_in_call(k, KF_IN, method, p + sent, kf_clamp(n - sent),
+			       0, NULL, &r) < 0)
+			return -1;
+		sent += (Py_ssize_t)r;
+		*done += (Py_ssize_t)r;
+		if (sent == n)
+			return 0;
+		/* one free byte is enough to go on: waiting for more could
+		 * deadlock with a consumer that waits for more data first */
+		if (kf_wait(k, method, KF_WAIT_AVAIL, 1, deadline, &w) < 0)
+			return -1;
+		if (w != 0)
+			return w == -EPIPE ? -EPIPE : -ETIMEDOUT;
+	}
+}
+
+/*
+ * put() takes a buffer of any length (a Py_ssize_t, never clamped), and
+ * goes on until all are stored, the time runs out or the stream ends.
  */
 PyObject *kfpy_put(kfpy_kfifo *k, const void *from, Py_ssize_t n,
 		   PyObject *timeout)
 {
-	const unsigned char *p = from;
 	Py_ssize_t done = 0;
-	unsigned int r, chunk;
 	long long deadline;
-	int w;
+	int r;
 
 	if (kf_deadline(timeout, "put", &deadline) < 0)
 		return NULL;
-	for (;;) {
-		if (k->freed)
-			return kf_freed_error("put");
-		if (kfifo_is_closed(&k->st->fifo))
-			return kf_closed_error("put", done, n);
-		chunk = kf_clamp(n - done);
-		if (kf_in_call(k, KF_IN, "put", p + done, chunk, 0, NULL, &r) < 0)
-			return NULL;
-		done += (Py_ssize_t)r;
-		if (done == n)
-			Py_RETURN_NONE;
-		/* one free byte is enough to go on: waiting for more could
-		 * deadlock with a consumer that waits for more data first */
-		if (kf_wait(k, "put", KF_WAIT_AVAIL, 1, deadline, &w) < 0)
-			return NULL;
-		if (w == -EPIPE)
-			return kf_closed_error("put", done, n);
-		if (w != 0) {
-			return kf_put_error(kfpy_Full,
-					    PyUnicode_FromFormat("Kfifo.put(): timed out with "
-								 "%zd of %zd bytes stored "
-								 "by this call", done, n),
-					    done);
-		}
-	}
+	r = kf_put_span(k, "put", from, n, deadline, &done);
+	if (r == 0)
+		Py_RETURN_NONE;
+	if (r == -EPIPE)
+		return kf_closed_error("put", done, n);
+	if (r == -ETIMEDOUT)
+		return kf_put_error(kfpy_Full,
+				    PyUnicode_FromFormat("Kfifo.put(): timed out with "
+							 "%zd of %zd bytes stored "
+							 "by this call", done, n),
+				    done);
+	return NULL;
 }
 
 /*
@@ -412,10 +433,355 @@ PyObject *kfpy_get(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
 	return kf_get_common(k, "get", NULL, n, timeout);
 }
 
-PyObject *kfpy_get_into(kfpy_kfifo *k, void *to, unsigned int n,
-			PyObject *timeout)
+/* ---- whole buffers and frames -------------------------------------------------------- */
+
+/* @type with @msg (stolen) and the attribute @attr = @count. */
+static PyObject *kf_count_error(PyObject *type, PyObject *msg,
+				const char *attr, Py_ssize_t count)
 {
-	return kf_get_common(k, "get_into", to, n, timeout);
+	PyObject *exc, *c;
+
+	if (msg == NULL)
+		return NULL;
+	exc = PyObject_CallFunctionObjArgs(type, msg, NULL);
+	Py_DECREF(msg);
+	if (exc == NULL)
+		return NULL;
+	c = PyLong_FromSsize_t(count);
+	if (c == NULL || PyObject_SetAttrString(exc, attr, c) < 0) {
+		Py_XDECREF(c);
+		Py_DECREF(exc);
+		return NULL;
+	}
+	Py_DECREF(c);
+	PyErr_SetObject(type, exc);
+	Py_DECREF(exc);
+	return NULL;
+}
+
+/*
+ * Fill @to[*done, n) from the stream until @deadline: 0 when full,
+ * -EPIPE when the stream ended first, -ETIMEDOUT (what was there is taken
+ * either way, counted in *done), -1 with an exception.  It waits for a
+ * quarter of the fifo at a time (or what is left), so that the producer
+ * refills the ring while this side copies out of it.
+ */
+static int kf_fill(kfpy_kfifo *k, const char *method, unsigned char *to,
+		   Py_ssize_t n, long long deadline, Py_ssize_t *done)
+{
+	unsigned int r, want, quarter;
+	int w;
+
+	while (*done < n) {
+		if (k->freed) {
+			kf_freed_error(method);
+			return -1;
+		}
+		quarter = kfifo_size(&k->st->fifo) / 4;
+		want = kf_clamp(n - *done);
+		if (want > quarter)
+			want = quarter > 0 ? quarter : 1;
+		if (kf_wait(k, method, KF_WAIT_LEN, want, deadline, &w) < 0 ||
+		    kf_out_into_call(k, method, to + *done, kf_clamp(n - *done),
+				     &r) < 0)
+			return -1;
+		*done += (Py_ssize_t)r;
+		if (w != 0 && *done < n)
+			return w == -EPIPE ? -EPIPE : -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* The exception of a whole read that stopped: @taken bytes are in the
+ * caller's buffer (and gone from the fifo). */
+static PyObject *kf_short_error(const char *method, int why, Py_ssize_t taken,
+				Py_ssize_t n)
+{
+	if (why == -EPIPE)
+		return kf_count_error(PyExc_EOFError,
+				      PyUnicode_FromFormat("Kfifo.%s(): the stream "
+							   "ended after %zd of %zd "
+							   "bytes (taken by this "
+							   "call)", method, taken, n),
+				      "taken", taken);
+	return kf_count_error(kfpy_Empty,
+			      PyUnicode_FromFormat("Kfifo.%s(): timed out after "
+						   "%zd of %zd bytes (taken by "
+						   "this call)", method, taken, n),
+			      "taken", taken);
+}
+
+/*
+ * Fill all @n bytes of @to.  When @n fits the fifo it is all or nothing,
+ * as get_exactly: wait until @n bytes are stored, then take them (a
+ * timeout or an end of stream before that removes nothing).  A longer
+ * buffer streams through the fifo and may stop part way (*taken says how
+ * far).  0 when filled; 1 at an end of stream before any byte; -1 with an
+ * exception.
+ */
+static int kf_whole(kfpy_kfifo *k, const char *method, unsigned char *to,
+		    Py_ssize_t n, long long deadline)
+{
+	Py_ssize_t done = 0;
+	unsigned int r;
+	int w;
+
+	if (k->freed) {
+		kf_freed_error(method);
+		return -1;
+	}
+	if (n <= (Py_ssize_t)kfifo_size(&k->st->fifo)) {
+		if (kf_wait(k, method, KF_WAIT_LEN, (unsigned int)n, deadline,
+			    &w) < 0)
+			return -1;
+		if (w == -EPIPE && kfifo_is_empty(&k->st->fifo))
+			return 1;
+		if (w == -EPIPE) {
+			kf_count_error(PyExc_EOFError,
+				       PyUnicode_FromFormat("Kfifo.%s(): the stream "
+							    "ended with fewer than "
+							    "%zd bytes stored "
+							    "(nothing taken)",
+							    method, n),
+				       "taken", 0);
+			return -1;
+		}
+		if (w != 0) {
+			kf_short_error(method, -ETIMEDOUT, 0, n);
+			return -1;
+		}
+		if (kf_out_into_call(k, method, to, (unsigned int)n, &r) < 0)
+			return -1;
+		done = (Py_ssize_t)r;	/* n, unless another consumer was first */
+	}
+	w = kf_fill(k, method, to, n, deadline, &done);
+	if (w == 0)
+		return 0;
+	if (w == -EPIPE && done == 0)
+		return 1;
+	if (w != -1)
+		kf_short_error(method, w, done, n);
+	return -1;
+}
+
+static int kf_whole_arg(PyObject *whole, const char *method)
+{
+	if (whole == Py_True)
+		return 1;
+	if (whole == Py_False)
+		return 0;
+	PyErr_Format(PyExc_TypeError, "Kfifo.%s(): whole must be True or "
+		     "False, not %.100s", method, Py_TYPE(whole)->tp_name);
+	return -1;
+}
+
+PyObject *kfpy_get_into(kfpy_kfifo *k, void *to, unsigned int n,
+			PyObject *timeout, PyObject *whole)
+{
+	long long deadline;
+	int w = kf_whole_arg(whole, "get_into");
+
+	if (w <= 0)
+		return w < 0 ? NULL : kf_get_common(k, "get_into", to, n, timeout);
+	if (kf_deadline(timeout, "get_into", &deadline) < 0)
+		return NULL;
+	if (n == 0)
+		return PyLong_FromLong(0);
+	w = kf_whole(k, "get_into", to, n, deadline);
+	if (w < 0)
+		return NULL;
+	return PyLong_FromUnsignedLong(w == 0 ? n : 0);
+}
+
+/*
+ * Frames: messages of any length over the byte stream, each an 8-byte
+ * little-endian length followed by the bytes (docs/frames.md).
+ */
+#define KF_FRAME_HDR 8
+
+static void kf_frame_header(unsigned char h[KF_FRAME_HDR], unsigned long long n)
+{
+	int i;
+
+	for (i = 0; i < KF_FRAME_HDR; i++)
+		h[i] = (unsigned char)(n >> (8 * i));
+}
+
+PyObject *kfpy_put_frame(kfpy_kfifo *k, const void *data, Py_ssize_t n,
+			 PyObject *timeout)
+{
+	unsigned char h[KF_FRAME_HDR];
+	unsigned long long total = (unsigned long long)n + KF_FRAME_HDR;
+	Py_ssize_t done = 0;
+	long long deadline;
+	int r, w;
+
+	if (kf_deadline(timeout, "put_frame", &deadline) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("put_frame");
+	kf_frame_header(h, (unsigned long long)n);
+	if (total <= kfifo_size(&k->st->fifo)) {
+		/* whole or not at all: wait for room for all of it */
+		if (kfifo_is_closed(&k->st->fifo))
+			return kf_closed_error("put_frame", 0, (Py_ssize_t)total);
+		if (kf_wait(k, "put_frame", KF_WAIT_AVAIL, (unsigned int)total,
+			    deadline, &w) < 0)
+			return NULL;
+		if (w == -EPIPE)
+			return kf_closed_error("put_frame", 0, (Py_ssize_t)total);
+		if (w != 0)
+			return kf_put_error(kfpy_Full,
+					    PyUnicode_FromString("Kfifo.put_frame(): "
+								 "timed out (nothing "
+								 "stored)"), 0);
+	}
+	r = kf_put_span(k, "put_frame", h, KF_FRAME_HDR, deadline, &done);
+	if (r == 0)
+		r = kf_put_span(k, "put_frame", data, n, deadline, &done);
+	if (r == 0)
+		Py_RETURN_NONE;
+	if (r == -EPIPE)
+		return kf_closed_error("put_frame", done, (Py_ssize_t)total);
+	if (r == -ETIMEDOUT)
+		return kf_put_error(kfpy_Full,
+				    PyUnicode_FromFormat("Kfifo.put_frame(): timed out "
+							 "with %zd of %zd bytes (header "
+							 "included) stored by this "
+							 "call", done, (Py_ssize_t)total),
+				    done);
+	return NULL;
+}
+
+/*
+ * Wait for the next frame's header and read it without taking it: 0 with
+ * the length in *len, 1 at end of stream (closed, nothing stored), -1 with
+ * an exception (timeout: kfifo.Empty; a header cut short: EOFError).
+ */
+static int kf_frame_peek(kfpy_kfifo *k, const char *method, long long deadline,
+			 unsigned long long *len)
+{
+	unsigned char h[KF_FRAME_HDR];
+	int w, i;
+
+	if (kf_wait(k, method, KF_WAIT_LEN, KF_FRAME_HDR, deadline, &w) < 0)
+		return -1;
+	if (w == -EPIPE && kfifo_is_empty(&k->st->fifo))
+		return 1;
+	if (w == -EPIPE) {
+		PyErr_Format(PyExc_EOFError, "Kfifo.%s(): the stream ended in a "
+			     "frame's header (nothing taken)", method);
+		return -1;
+	}
+	if (w != 0) {
+		kf_short_error(method, -ETIMEDOUT, 0, KF_FRAME_HDR);
+		return -1;
+	}
+	if (kf_enter(k, &k->st->cons, method) < 0)
+		return -1;
+	if (kfifo_out_peek(&k->st->fifo, h, KF_FRAME_HDR, 0) != KF_FRAME_HDR) {
+		/* another consumer was first */
+		return kf_frame_peek(k, method, deadline, len);
+	}
+	*len = 0;
+	for (i = KF_FRAME_HDR - 1; i >= 0; i--)
+		*len = *len << 8 | h[i];
+	return 0;
+}
+
+/* The frame of length @len after its header: into @to. */
+static int kf_frame_body(kfpy_kfifo *k, const char *method, unsigned char *to,
+			 Py_ssize_t len, long long deadline)
+{
+	int w;
+
+	if (len + KF_FRAME_HDR <= (Py_ssize_t)kfifo_size(&k->st->fifo)) {
+		/* it fits: all or nothing, header included */
+		if (kf_wait(k, method, KF_WAIT_LEN,
+			    (unsigned int)(len + KF_FRAME_HDR), deadline, &w) < 0)
+			return -1;
+		if (w == -EPIPE) {
+			PyErr_Format(PyExc_EOFError, "Kfifo.%s(): the stream ended "
+				     "within a frame of %zd bytes (nothing taken)",
+				     method, len);
+			return -1;
+		}
+		if (w != 0) {
+			kf_short_error(method, -ETIMEDOUT, 0, len);
+			return -1;
+		}
+	}
+	if (kf_enter(k, &k->st->cons, method) < 0)
+		return -1;
+	kfifo_skip(&k->st->fifo, KF_FRAME_HDR);
+	w = kf_whole(k, method, to, len, deadline);
+	if (w == 1) {
+		w = -1;
+		kf_short_error(method, -EPIPE, 0, len);
+	}
+	return w;
+}
+
+static int kf_frame_len_ok(const char *method, unsigned long long len,
+			   unsigned long long limit)
+{
+	if (len <= limit)
+		return 0;
+	PyErr_Format(PyExc_ValueError, "Kfifo.%s(): the next frame has %llu "
+		     "bytes, more than the %llu this call can take (nothing "
+		     "taken)", method, len, limit);
+	return -1;
+}
+
+PyObject *kfpy_get_frame(kfpy_kfifo *k, PyObject *timeout)
+{
+	unsigned long long len;
+	long long deadline;
+	PyObject *res;
+	int r;
+
+	if (kf_deadline(timeout, "get_frame", &deadline) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("get_frame");
+	r = kf_frame_peek(k, "get_frame", deadline, &len);
+	if (r < 0)
+		return NULL;
+	if (r > 0)
+		Py_RETURN_NONE;
+	if (kf_frame_len_ok("get_frame", len, PY_SSIZE_T_MAX - KF_FRAME_HDR) < 0)
+		return NULL;
+	res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len);
+	if (res == NULL)
+		return NULL;
+	if (kf_frame_body(k, "get_frame", (unsigned char *)PyBytes_AS_STRING(res),
+			  (Py_ssize_t)len, deadline) < 0) {
+		Py_DECREF(res);
+		return NULL;
+	}
+	return res;
+}
+
+PyObject *kfpy_get_frame_into(kfpy_kfifo *k, void *to, unsigned int n,
+			      PyObject *timeout)
+{
+	unsigned long long len;
+	long long deadline;
+	int r;
+
+	if (kf_deadline(timeout, "get_frame_into", &deadline) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("get_frame_into");
+	r = kf_frame_peek(k, "get_frame_into", deadline, &len);
+	if (r < 0)
+		return NULL;
+	if (r > 0)
+		Py_RETURN_NONE;
+	if (kf_frame_len_ok("get_frame_into", len, n) < 0 ||
+	    kf_frame_body(k, "get_frame_into", to, (Py_ssize_t)len, deadline) < 0)
+		return NULL;
+	return PyLong_FromUnsignedLongLong(len);
 }
 
 /* One record, taken directly (kf_take_rec) with the consumer side

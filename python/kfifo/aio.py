@@ -14,7 +14,7 @@ b'hello'
 ``AsyncKfifo(f)`` is a view of a fifo, as janus's ``async_q`` is of its
 queue: the same names as the blocking calls of ``Kfifo`` (put, get,
 get_into, get_exactly, put_rec, get_rec, put_recs, get_recs, records,
-wait_avail, wait_len), with the same arguments, results, errors and end
+wait_avail, wait_len, put_frame, get_frame, get_frame_into), with the same arguments, results, errors and end
 of stream, but awaited.  The sync fifo stays one type, and code moves between the two faces by
 adding or removing ``await``.  (``Kfifo`` is a C type without a ``__dict__``
 or weak references, so it cannot cache a view of itself: make one view per
@@ -120,6 +120,13 @@ def _put_error(kind: type, message: str, stored: int) -> BaseException:
     exc: BaseException = kind(message)
     exc.stored = stored  # type: ignore[attr-defined]
     return exc
+
+
+def _left(deadline: Optional[float], timeout: Optional[float]) -> Optional[float]:
+    """The time left until ``deadline`` as a timeout (0 stays 0, no deadline is None)."""
+    if deadline is None or timeout == 0:
+        return None if deadline is None else 0
+    return max(0.0, deadline - time.monotonic())
 
 
 def _expire(fut: "asyncio.Future[bool]") -> None:
@@ -343,10 +350,110 @@ class AsyncKfifo:
         fifo = self._fifo
         return await self._call("data", "get", lambda: fifo.get(n, 0), timeout)
 
-    async def get_into(self, buffer: _Buffer, timeout: Optional[float] = None) -> int:
-        """``get`` into a writable buffer; returns the count (0 at end of stream)."""
+    async def get_into(self, buffer: _Buffer, timeout: Optional[float] = None, whole: bool = False) -> int:
+        """``get`` into a writable buffer; returns the count (0 at end of stream).
+
+        ``whole=True`` fills all of it, as the sync call: a buffer that fits
+        the fifo all or nothing, a longer one streaming (``kfifo.Empty`` or
+        ``EOFError`` part way carry ``taken``, the bytes already written).
+        """
         fifo = self._fifo
-        return await self._call("data", "get_into", lambda: fifo.get_into(buffer, 0), timeout)
+        if whole is not True:
+            if whole is not False:
+                fifo.get_into(buffer, 0, whole)  # the sync call's TypeError
+            return await self._call("data", "get_into", lambda: fifo.get_into(buffer, 0), timeout)
+        view = memoryview(buffer)  # type: ignore[arg-type]
+        if view.ndim != 1 or view.format not in ("B", "b", "c"):
+            view = view.cast("B")
+        if view.nbytes <= fifo.size():
+            return await self._call("data", "get_into", lambda: fifo.get_into(view, 0, True), timeout)
+        return await self._stream_into(view, _deadline(timeout, "get_into"), "get_into")
+
+    async def _stream_into(self, view: memoryview, deadline: Optional[float], method: str) -> int:
+        """Fill ``view`` (longer than the fifo) as it streams through."""
+        fifo = self._fifo
+        total = view.nbytes
+        done = 0
+
+        def attempt() -> int:
+            nonlocal done
+            got = fifo.get_into(view[done:], 0)  # kfifo.Empty: nothing yet
+            if got == 0:  # end of stream
+                if done == 0:
+                    return 0
+                exc = _put_error(EOFError, f"Kfifo.{method}(): the stream ended after {done} of "
+                                 f"{total} bytes (taken by this call)", done)
+                exc.taken = exc.stored  # type: ignore[attr-defined]
+                raise exc
+            done += got
+            if done < total:
+                raise Empty
+            return done
+
+        def timed_out() -> BaseException:
+            exc = Empty(f"Kfifo.{method}(): timed out after {done} of {total} bytes (taken by this call)")
+            exc.taken = done  # type: ignore[attr-defined]
+            return exc
+
+        return await self._retry("data", attempt, deadline, timed_out)
+
+    async def get_frame(self, timeout: Optional[float] = None) -> Optional[bytes]:
+        """The next frame of ``put_frame``, whole; ``None`` at end of stream."""
+        deadline = _deadline(timeout, "get_frame")
+        length = await self._frame_length(deadline, timeout, "get_frame")
+        if length is None:
+            return None
+        fifo = self._fifo
+        if length + 8 <= fifo.size():
+            return await self._call("data", "get_frame", lambda: fifo.get_frame(0), _left(deadline, timeout))
+        buf = bytearray(length)
+        await self._frame_stream(buf, deadline, "get_frame")
+        return bytes(buf)
+
+    async def get_frame_into(self, buffer: _Buffer, timeout: Optional[float] = None) -> Optional[int]:
+        """``get_frame`` into a writable buffer: the frame's length, ``None`` at end of stream."""
+        deadline = _deadline(timeout, "get_frame_into")
+        length = await self._frame_length(deadline, timeout, "get_frame_into")
+        if length is None:
+            return None
+        fifo = self._fifo
+        if length + 8 <= fifo.size():
+            return await self._call("data", "get_frame_into", lambda: fifo.get_frame_into(buffer, 0),
+                                    _left(deadline, timeout))
+        view = memoryview(buffer).cast("B")  # type: ignore[arg-type]
+        if length > view.nbytes:
+            fifo.get_frame_into(view, 0)  # the sync call's ValueError, nothing taken
+        await self._frame_stream(view[:length], deadline, "get_frame_into")
+        return length
+
+    async def _frame_length(self, deadline: Optional[float], timeout: Optional[float],
+                            method: str) -> Optional[int]:
+        """Wait for the next frame's 8-byte header; its length (not taken), None at the end."""
+        fifo = self._fifo
+
+        def attempt() -> Optional[int]:
+            closed = fifo.closed  # before the check: data stored, then closed, is data
+            if fifo.wait_len(8, 0):
+                a, b = fifo.out_prepare(8)
+                try:
+                    return int.from_bytes(bytes(a) + bytes(b), "little")
+                finally:
+                    a.release()
+                    b.release()
+            if not closed:
+                raise Empty
+            if len(fifo):
+                raise EOFError(f"Kfifo.{method}(): the stream ended in a frame's header (nothing taken)")
+            return None
+
+        return await self._call("data", method, attempt, _left(deadline, timeout))
+
+    async def _frame_stream(self, view: object, deadline: Optional[float], method: str) -> None:
+        """A frame longer than the fifo: drop its header, stream its bytes into ``view``."""
+        self._fifo.skip(8)
+        mv = memoryview(view)  # type: ignore[arg-type]
+        if await self._stream_into(mv, deadline, method) == 0 and mv.nbytes:
+            raise EOFError(f"Kfifo.{method}(): the stream ended inside a frame")
 
     async def get_exactly(self, n: int, timeout: Optional[float] = None) -> bytes:
         """Wait until ``n`` bytes are stored and take them; ``EOFError`` if the stream ends first."""
@@ -510,6 +617,42 @@ class AsyncKfifo:
         await self._retry("room", attempt, deadline,
                           lambda: _put_error(Full, f"Kfifo.put(): timed out with {done} of "
                                              f"{total} bytes stored by this call", done))
+
+
+    async def put_frame(self, data: _Buffer, timeout: Optional[float] = None, *,
+                        progress: Optional[Progress] = None) -> None:
+        """Store ``data`` as one frame (an 8-byte little-endian length, then the bytes).
+
+        As the sync call: a frame that fits the fifo is stored whole or not
+        at all; a longer one streams (``stored`` and ``progress`` count its
+        bytes, header included).
+        """
+        fifo = self._fifo
+        view = memoryview(data)  # type: ignore[arg-type]
+        if view.ndim != 1 or view.format not in ("B", "b", "c"):
+            view = view.cast("B")
+        if view.nbytes + 8 <= fifo.size():
+            await self._call("room", "put_frame", lambda: fifo.put_frame(view, 0), timeout,
+                             lambda: _put_error(Full, "Kfifo.put_frame(): timed out (nothing stored)", 0))
+            if progress is not None:
+                progress.stored = progress.total = view.nbytes + 8
+            return
+        deadline = _deadline(timeout, "put_frame")
+        total = view.nbytes + 8
+        progress = progress if progress is not None else Progress()
+        for part, before in ((view.nbytes.to_bytes(8, "little"), 0), (view, 8)):
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            inner = Progress()
+            try:
+                await self.put(part, left, progress=inner)
+            except (Full, BrokenPipeError) as e:
+                stored = before + e.stored  # type: ignore[union-attr]
+                progress.stored, progress.total = stored, total
+                what = "timed out with" if isinstance(e, Full) else "the fifo is closed:"
+                raise _put_error(type(e), f"Kfifo.put_frame(): {what} {stored} of {total} bytes "
+                                 "(header included) stored by this call", stored) from None
+            finally:
+                progress.stored, progress.total = before + inner.stored, total
 
 
 class _Records:
