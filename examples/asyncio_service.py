@@ -12,6 +12,11 @@ call (which takes nothing), closes the fifo (the producer's next
 ``put_rec`` raises ``BrokenPipeError`` and it leaves), joins the producer
 and frees the fifo, whose block the service created and so unlinks.
 
+Ctrl-C in a terminal signals the whole foreground process group, the
+producer too: the producer ignores SIGINT (it is stopped by the closed
+fifo), so the only answer to Ctrl-C is the service's "stopped by SIGINT",
+never a ``KeyboardInterrupt`` traceback from the child.
+
     python examples/asyncio_service.py [--frames N] [--stall SECONDS]
 
 Without ``--frames`` the producer runs until the service stops.
@@ -33,6 +38,9 @@ SAMPLES = 480  # 10 ms at 48 kHz
 
 def producer(f: kfifo.Kfifo, frames: Optional[int]) -> None:
     """The other process: frames of a 440 Hz tone until done or the fifo closes."""
+    # Ctrl-C reaches every process of the terminal's foreground group; the
+    # service decides when this one stops (it closes the fifo)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     t = 0
     sent = 0
     try:
@@ -64,6 +72,8 @@ async def serve(f: kfifo.Kfifo, proc: BaseProcess, stall: float) -> str:
         if frame is None:
             print(f"{frames} frames, peak {peak}")
             return "producer finished"
+        if frames == 0:
+            print("metering frames (Ctrl-C or SIGTERM stops)", flush=True)
         samples = np.frombuffer(frame, dtype=np.int16)
         peak = max(peak, int(np.abs(samples).max()))
         frames += 1
@@ -73,7 +83,14 @@ async def main(frames: Optional[int], stall: float) -> None:
     f = kfifo.Kfifo(1 << 16, shared=True)
     ctx = multiprocessing.get_context("spawn")
     proc = ctx.Process(target=producer, args=(f, frames))
-    proc.start()
+    # ignored from the child's first instruction, not only once producer()
+    # runs: a spawned child inherits an ignored SIGINT through exec, and
+    # Python leaves it ignored while it starts
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        proc.start()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     loop = asyncio.get_running_loop()
     service = asyncio.ensure_future(serve(f, proc, stall))
     stopped_by: list[str] = []

@@ -239,3 +239,36 @@ def test_async_put_timeout_after_waiting_carries_stored():
         assert info.value.stored == 8
 
     asyncio.run(main())
+
+
+# ---- a terminal's Ctrl-C: SIGINT to the whole process group ---------------------------------
+
+
+def test_asyncio_service_example_stops_quietly_on_ctrl_c_to_its_process_group():
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("numpy")  # the example's frames are numpy arrays
+    example = Path(__file__).resolve().parent.parent / "examples" / "asyncio_service.py"
+    # its own session and process group, as a shell gives a job; Ctrl-C is
+    # SIGINT to every process of the group, the spawned producer included
+    proc = subprocess.Popen([sys.executable, str(example)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        # printed at the first frame: the producer is inside its loop, where a
+        # KeyboardInterrupt would end it with a traceback
+        first = proc.stdout.readline()
+        assert first == "metering frames (Ctrl-C or SIGTERM stops)\n", (first, proc.stderr.read())
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "stopped by SIGINT" in out, out
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err == "", err
