@@ -10,7 +10,10 @@
 #   3. basedpyright in strict mode, for each supported version (3.9+),
 #      both on examples/*.py and tests/typing/check_public_api.py (the
 #      public API as users write it: numpy inputs, recsize in a variable,
-#      make_state_machine(...).TestCase).
+#      make_state_machine(...).TestCase);
+#   4. tests/typing/fail_cases.py: calls that fail at run time (a recsize
+#      of 3, a read-only buffer for get_into, a bool timeout) must be
+#      refused by both checkers, line by line (check_fail_cases.py).
 # Versions of the tools: the typecheck extra of pyproject.toml.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,4 +44,6 @@ for v in 3.9 3.10 3.11 3.12 3.13; do
   echo "== basedpyright (strict), Python $v =="
   "$pyright" -p tests/typing/pyrightconfig.json --pythonpath "$python_exe" --pythonversion "$v" "${files[@]}"
 done
+echo "== calls that must be refused (tests/typing/fail_cases.py) =="
+"$python_exe" tests/typing/check_fail_cases.py "$pyright"
 echo "== type checks passed in $(( $(date +%s) - start )) s =="

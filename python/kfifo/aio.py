@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, AsyncIterator, Callable, Iterable, List, Liter
 from kfifo import Empty, Full, Kfifo
 
 if TYPE_CHECKING:
-    from kfifo import _Buffer
+    from kfifo import _Buffer, _RecSize, _WaitRecSize, _WritableBuffer
 
     _Direction = Literal["data", "room"]
 
@@ -350,7 +350,7 @@ class AsyncKfifo:
         fifo = self._fifo
         return await self._call("data", "get", lambda: fifo.get(n, 0), timeout)
 
-    async def get_into(self, buffer: _Buffer, timeout: Optional[float] = None, whole: bool = False) -> int:
+    async def get_into(self, buffer: _WritableBuffer, timeout: Optional[float] = None, whole: bool = False) -> int:
         """``get`` into a writable buffer; returns the count (0 at end of stream).
 
         ``whole=True`` fills all of it, as the sync call: a buffer that fits
@@ -410,7 +410,7 @@ class AsyncKfifo:
         await self._frame_stream(buf, deadline, "get_frame")
         return bytes(buf)
 
-    async def get_frame_into(self, buffer: _Buffer, timeout: Optional[float] = None) -> Optional[int]:
+    async def get_frame_into(self, buffer: _WritableBuffer, timeout: Optional[float] = None) -> Optional[int]:
         """``get_frame`` into a writable buffer: the frame's length, ``None`` at end of stream."""
         deadline = _deadline(timeout, "get_frame_into")
         length = await self._frame_length(deadline, timeout, "get_frame_into")
@@ -460,17 +460,17 @@ class AsyncKfifo:
         fifo = self._fifo
         return await self._call("data", "get_exactly", lambda: fifo.get_exactly(n, 0), timeout)
 
-    async def get_rec(self, recsize: int, timeout: Optional[float] = None) -> Optional[bytes]:
+    async def get_rec(self, recsize: _WaitRecSize, timeout: Optional[float] = None) -> Optional[bytes]:
         """Wait for a whole record and take it; ``None`` at end of stream."""
         fifo = self._fifo
         return await self._call("data", "get_rec", lambda: fifo.get_rec(recsize, 0), timeout)
 
-    async def get_recs(self, max: int, recsize: int, timeout: Optional[float] = None) -> List[bytes]:
+    async def get_recs(self, max: int, recsize: _WaitRecSize, timeout: Optional[float] = None) -> List[bytes]:
         """Wait for a whole record, then take up to ``max`` records (``[]`` at end of stream)."""
         fifo = self._fifo
         return await self._call("data", "get_recs", lambda: fifo.get_recs(max, recsize, 0), timeout)
 
-    def records(self, recsize: int) -> AsyncIterator[bytes]:
+    def records(self, recsize: _WaitRecSize) -> AsyncIterator[bytes]:
         """``async for rec in view.records(recsize)``: records until end of stream."""
         self._fifo.records(recsize)  # the sync call's checks (recsize 1 or 2, not freed)
         return _Records(self, recsize)
@@ -510,13 +510,13 @@ class AsyncKfifo:
         except TimeoutError:
             return False
 
-    async def put_rec(self, data: _Buffer, recsize: int, timeout: Optional[float] = None) -> None:
+    async def put_rec(self, data: _Buffer, recsize: _RecSize, timeout: Optional[float] = None) -> None:
         """Wait for room for the whole record and store it (whole or not at all)."""
         fifo = self._fifo
         await self._call("room", "put_rec", lambda: fifo.put_rec(data, recsize, 0), timeout,
                          lambda: _put_error(Full, "Kfifo.put_rec(): timed out (nothing stored)", 0))
 
-    async def put_recs(self, records: Iterable[_Buffer], recsize: int, timeout: Optional[float] = None,
+    async def put_recs(self, records: Iterable[_Buffer], recsize: _RecSize, timeout: Optional[float] = None,
                        *, progress: Optional[Progress] = None) -> int:
         """``put_rec`` for every record, in order, each whole; returns the count.
 
@@ -660,7 +660,7 @@ class _Records:
 
     __slots__ = ("_view", "_recsize")
 
-    def __init__(self, view: AsyncKfifo, recsize: int) -> None:
+    def __init__(self, view: AsyncKfifo, recsize: _WaitRecSize) -> None:
         self._view: Optional[AsyncKfifo] = view
         self._recsize = recsize
 

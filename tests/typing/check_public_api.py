@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import array
 import unittest
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Literal, Optional, Tuple
 
 import numpy as np
 from typing_extensions import assert_type
@@ -49,8 +49,9 @@ def numpy_arrays(f: kfifo.Kfifo) -> None:
     shared.free()
 
 
-def records(f: kfifo.Kfifo, recsize: int) -> Optional[bytes]:
-    # recsize held in a variable: an int, not only a literal 0, 1 or 2
+def records(f: kfifo.Kfifo, recsize: Literal[1, 2]) -> Optional[bytes]:
+    # recsize held in a variable: typed as the literals it may be (an int
+    # that may be anything is refused: tests/typing/fail_cases.py)
     assert_type(f.in_rec(b"ping", recsize), int)
     ret, data, total = f.out_rec(64, recsize)
     assert_type(ret, int)
@@ -159,7 +160,8 @@ def run_everything() -> Iterator[object]:
     f = kfifo.Kfifo(256)
     numpy_arrays(f)
     f.reset()
-    for recsize in (1, 2):
+    sizes: Tuple[Literal[1], Literal[2]] = (1, 2)
+    for recsize in sizes:
         yield records(f, recsize)
         f.reset()  # reopens the fifo
     yield blocking(kfifo.Kfifo(16))
