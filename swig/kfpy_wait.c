@@ -733,18 +733,27 @@ static int kf_frame_len_ok(const char *method, unsigned long long len,
 	return -1;
 }
 
+/* The common start of get_frame and get_frame_into: the deadline, then
+ * the next frame's length (kf_frame_peek's answer). */
+static int kf_frame_start(kfpy_kfifo *k, const char *method, PyObject *timeout,
+			  long long *deadline, unsigned long long *len)
+{
+	if (kf_deadline(timeout, method, deadline) < 0)
+		return -1;
+	if (k->freed) {
+		kf_freed_error(method);
+		return -1;
+	}
+	return kf_frame_peek(k, method, *deadline, len);
+}
+
 PyObject *kfpy_get_frame(kfpy_kfifo *k, PyObject *timeout)
 {
 	unsigned long long len;
 	long long deadline;
 	PyObject *res;
-	int r;
+	int r = kf_frame_start(k, "get_frame", timeout, &deadline, &len);
 
-	if (kf_deadline(timeout, "get_frame", &deadline) < 0)
-		return NULL;
-	if (k->freed)
-		return kf_freed_error("get_frame");
-	r = kf_frame_peek(k, "get_frame", deadline, &len);
 	if (r < 0)
 		return NULL;
 	if (r > 0)
@@ -767,13 +776,8 @@ PyObject *kfpy_get_frame_into(kfpy_kfifo *k, void *to, unsigned int n,
 {
 	unsigned long long len;
 	long long deadline;
-	int r;
+	int r = kf_frame_start(k, "get_frame_into", timeout, &deadline, &len);
 
-	if (kf_deadline(timeout, "get_frame_into", &deadline) < 0)
-		return NULL;
-	if (k->freed)
-		return kf_freed_error("get_frame_into");
-	r = kf_frame_peek(k, "get_frame_into", deadline, &len);
 	if (r < 0)
 		return NULL;
 	if (r > 0)
