@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# bench-ab.sh - the library at two revisions, side by side in one run:
+# paired, alternating timings and the ratio per row (what
+# scripts/callgrind-budget.sh --base does for instruction counts, for the
+# figures only two threads show: what crosses between the cores).
+#
+#   bash scripts/bench-ab.sh [options] REV_A [REV_B]
+#       REV_B defaults to the working tree ("." names it too)
+#   options:
+#       --reps N      repetitions (default 7); a row's figure is the median
+#       --scale F     work per timed run (default 1: ~0.05-0.3 s a row)
+#       --rows LIST   comma-separated rows of the C driver (default: all;
+#                     ab-bench --list names them)
+#       --rt          run each timed process under SCHED_FIFO priority 1
+#                     (chrt; root or CAP_SYS_NICE): on a shared machine its
+#                     two threads then run before everything else for the
+#                     ~0.1 s of a row, which the kernel bounds to 95 % of a
+#                     second (sched_rt_runtime_us); say so when you report
+#       --python      the Python rows too (bench/python/bench_ab.py): the
+#                     extension built at each revision (a pip install into
+#                     a directory of its own; slow, ~1 min a side)
+#
+# C: bench/c/ab_bench.c (the working tree's, for both sides) is compiled
+# against each revision's c/include and linked with its c/src, compiled
+# with the flags of CMake's RelWithDebInfo build of libkfifo.a (-O2 -g
+# -DNDEBUG, PIC, hidden visibility) by $CC (default gcc), into
+# build/bench-ab/{a,b}.  Each repetition runs every row once on each side,
+# A then B in odd repetitions and B then A in even ones, so that both meet
+# the same load and neither always runs second.  Printed per row: the
+# median of each side, and the median over the repetitions of B/A (for ns,
+# A/B: above 1 is always "B is faster"), with its range.
+#
+# These are timings on whatever machine runs them: load is printed before
+# and after, and nothing here gates anything (scripts/release-check.sh
+# reports it).  Pin nothing else to CPUs 0 and 1 while it runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+REPS=7
+SCALE=1
+ROWS=
+PY=0
+RT=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --reps) REPS=$2; shift 2 ;;
+    --scale) SCALE=$2; shift 2 ;;
+    --rows) ROWS=$2; shift 2 ;;
+    --rt) RT=(chrt -f 1); shift ;;
+    --python) PY=1; shift ;;
+    -h|--help) sed -n '3,34p' "$0"; exit 0 ;;
+    -*) echo "bench-ab: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+[[ $# -ge 1 && $# -le 2 ]] || { echo "usage: bench-ab.sh [options] REV_A [REV_B]" >&2; exit 2; }
+REV_A=$1
+REV_B=${2:-.}
+OUT=${KFIFO_AB_DIR:-build/bench-ab}
+CC=${CC:-gcc}
+FLAGS=(-std=c11 -O2 -g -DNDEBUG -fPIC -fvisibility=hidden -pthread)
+
+label() {
+  if [[ $1 == . ]]; then echo "worktree"; else git rev-parse --short "$1"; fi
+}
+
+# unpack SIDE REV: the revision's c/include and c/src into $OUT/SIDE
+unpack() {
+  local dir=$OUT/$1
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  if [[ $2 == . ]]; then
+    mkdir -p "$dir/c"
+    cp -r c/include c/src "$dir/c/"
+  else
+    git archive "$2" c/include c/src | tar -x -C "$dir"
+  fi
+}
+
+# build SIDE: the library from SIDE/c/src, the driver linked against it
+build() {
+  local dir=$OUT/$1 src objs=()
+  for src in "$dir"/c/src/*.c; do
+    "$CC" "${FLAGS[@]}" -I"$dir/c/include" -c "$src" -o "$dir/$(basename "$src" .c).o"
+    objs+=("$dir/$(basename "$src" .c).o")
+  done
+  "$CC" "${FLAGS[@]}" -D_GNU_SOURCE -I"$dir/c/include" -Ibench/c bench/c/ab_bench.c \
+    "${objs[@]}" -o "$dir/ab-bench"
+}
+
+git rev-parse --verify -q "$REV_A^{commit}" >/dev/null || { echo "bench-ab: no revision $REV_A" >&2; exit 2; }
+[[ $REV_B == . ]] || git rev-parse --verify -q "$REV_B^{commit}" >/dev/null ||
+  { echo "bench-ab: no revision $REV_B" >&2; exit 2; }
+unpack a "$REV_A"
+unpack b "$REV_B"
+build a
+build b
+[[ -n $ROWS ]] || ROWS=$("$OUT/a/ab-bench" --list | awk '{ print $1 }' | paste -sd, -)
+IFS=, read -r -a rows <<<"$ROWS"
+declare -A unit
+while read -r name u; do unit[$name]=$u; done < <("$OUT/a/ab-bench" --list)
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+LOAD0=$(load)
+: >"$OUT/raw"
+for ((k = 1; k <= REPS; k++)); do
+  for row in "${rows[@]}"; do
+    [[ -n ${unit[$row]:-} ]] || { echo "bench-ab: no row $row" >&2; exit 2; }
+    if ((k % 2)); then order="a b"; else order="b a"; fi
+    for side in $order; do
+      echo "$k $row $side $("${RT[@]}" "$OUT/$side/ab-bench" "$row" "$SCALE")" >>"$OUT/raw"
+    done
+  done
+done
+LOAD1=$(load)
+
+echo "A = $(label "$REV_A"), B = $(label "$REV_B"); $REPS paired repetitions, scale $SCALE; $CC $($CC -dumpversion)${RT:+; SCHED_FIFO 1 (--rt)}"
+echo "load average (1/5/15 min) before: $LOAD0, after: $LOAD1 ($(nproc) CPUs)"
+printf '%-12s %-7s %10s %10s %8s %15s\n' row unit A B B/A "range"
+for row in "${rows[@]}"; do
+  awk -v row="$row" -v u="${unit[$row]}" '
+    function med(v, n,   i, j, t) {
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+        t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+      return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    }
+    $2 == row { x[$3, $1] = $4; if ($1 > n) n = $1 }
+    END {
+      for (k = 1; k <= n; k++) {
+        a[k] = x["a", k]; b[k] = x["b", k]
+        q[k] = (u == "ns") ? a[k] / b[k] : b[k] / a[k]
+      }
+      ma = med(a, n); mb = med(b, n); mq = med(q, n)
+      printf "%-12s %-7s %10.3f %10.3f %7.3fx %6.3f-%-6.3f\n", row, u, ma, mb, mq, q[1], q[n]
+    }' "$OUT/raw"
+done
+echo "(B/A: the median of the paired ratios, for ns A/B; above 1: B is faster. raw: $OUT/raw)"
+
+if ((PY)); then
+  PYTHON=${PYTHON:-python3} bash bench/python/run-ab.sh "$OUT" "$REV_A" "$REV_B" "$REPS"
+fi
