@@ -48,6 +48,14 @@
  * Intel's "spatial", AMD's "up/down"): one line apart, the producer's and
  * the consumer's could still be the two halves of one pair. */
 #define KFIFO__PAD (2 * KFIFO__CACHELINE)
+/* The bytes of struct kfifo's read-mostly group, @buffer to @kfifo__closed
+ * (no padding inside: a pointer, then unsigned ints), and the padding after
+ * it that puts @in, and so @out, at a multiple of 16 bytes: each side's
+ * group of four words then never straddles a line in memory malloc()
+ * returns (16-byte aligned), and the other side's miss on @in's line cannot
+ * take the rest of the producer's group with it.  kfifo.c checks both. */
+#define KFIFO__HEAD_BYTES (sizeof(unsigned char *) + 5 * sizeof(unsigned int))
+#define KFIFO__PAD0 (KFIFO__PAD + (16 - KFIFO__HEAD_BYTES % 16) % 16)
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,7 +98,7 @@ struct kfifo {
 	unsigned int kfifo__data_waiters; /* private: threads waiting for data */
 	unsigned int kfifo__room_waiters; /* private: threads waiting for room */
 	unsigned int kfifo__closed;       /* private: kfifo_close() ran */
-	unsigned char kfifo__pad0[KFIFO__PAD];
+	unsigned char kfifo__pad0[KFIFO__PAD0];
 	unsigned int in;
 	unsigned int kfifo__in_seen;   /* private, producer's: see kfifo_index.h */
 	unsigned int kfifo__out_cache; /* private, producer's: @out + @size */

@@ -37,6 +37,11 @@ _Static_assert(sizeof(struct kfifo) -
 				sizeof(unsigned int) - 1) >=
 		       KFIFO__PAD,
 	       "the consumer's pair of lines reaches past the struct");
+_Static_assert(offsetof(struct kfifo, kfifo__pad0) == KFIFO__HEAD_BYTES,
+	       "KFIFO__HEAD_BYTES (kfifo.h) must be the read-mostly group's size");
+_Static_assert(offsetof(struct kfifo, in) % 16 == 0 &&
+		       offsetof(struct kfifo, out) % 16 == 0,
+	       "each side's group must start at a multiple of 16 bytes");
 _Static_assert(_Alignof(struct kfifo) <= _Alignof(max_align_t),
 	       "struct kfifo must fit any memory malloc() returns");
 
