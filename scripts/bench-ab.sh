@@ -18,9 +18,10 @@
 #                     two threads then run before everything else for the
 #                     ~0.1 s of a row, which the kernel bounds to 95 % of a
 #                     second (sched_rt_runtime_us); say so when you report
-#       --python      the Python rows too (bench/python/bench_ab.py): the
-#                     extension built at each revision (a pip install into
-#                     a directory of its own; slow, ~1 min a side)
+#       --python      the Python rows too (bench/python/bench_ab.py, the
+#                     working tree's for both sides) with the extension of
+#                     each revision, pip-installed into a directory of its
+#                     own by $PYTHON (default python3; ~1-2 min a side)
 #
 # C: bench/c/ab_bench.c (the working tree's, for both sides) is compiled
 # against each revision's c/include and linked with its c/src, compiled
@@ -99,45 +100,91 @@ build a
 build b
 [[ -n $ROWS ]] || ROWS=$("$OUT/a/ab-bench" --list | awk '{ print $1 }' | paste -sd, -)
 IFS=, read -r -a rows <<<"$ROWS"
-declare -A unit
-while read -r name u; do unit[$name]=$u; done < <("$OUT/a/ab-bench" --list)
-
+for row in "${rows[@]}"; do
+  "$OUT/a/ab-bench" --list | grep -q "^$row " || { echo "bench-ab: no row $row (ab-bench --list)" >&2; exit 2; }
+done
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-LOAD0=$(load)
-: >"$OUT/raw"
-for ((k = 1; k <= REPS; k++)); do
-  for row in "${rows[@]}"; do
-    [[ -n ${unit[$row]:-} ]] || { echo "bench-ab: no row $row" >&2; exit 2; }
-    if ((k % 2)); then order="a b"; else order="b a"; fi
-    for side in $order; do
-      echo "$k $row $side $("${RT[@]}" "$OUT/$side/ab-bench" "$row" "$SCALE")" >>"$OUT/raw"
+
+# run KIND ROWS...: every row once per repetition on each side, A first in
+# odd repetitions, B first in even ones; "rep row side figure" lines
+run() {
+  local kind=$1 k row side order
+  shift
+  for ((k = 1; k <= REPS; k++)); do
+    for row in "$@"; do
+      if ((k % 2)); then order="a b"; else order="b a"; fi
+      for side in $order; do
+        if [[ $kind == c ]]; then
+          echo "$k $row $side $("${RT[@]}" "$OUT/$side/ab-bench" "$row" "$SCALE")"
+        else
+          echo "$k $row $side $(PYTHONPATH=$OUT/$side/py "${RT[@]}" "$PYTHON" \
+            bench/python/bench_ab.py "$row" "$SCALE")"
+        fi
+      done
     done
   done
-done
-LOAD1=$(load)
+}
 
-echo "A = $(label "$REV_A"), B = $(label "$REV_B"); $REPS paired repetitions, scale $SCALE; $CC $($CC -dumpversion)${RT:+; SCHED_FIFO 1 (--rt)}"
-echo "load average (1/5/15 min) before: $LOAD0, after: $LOAD1 ($(nproc) CPUs)"
-printf '%-12s %-7s %10s %10s %8s %15s\n' row unit A B B/A "range"
-for row in "${rows[@]}"; do
-  awk -v row="$row" -v u="${unit[$row]}" '
+# table RAW UNITS: per row the median of each side and of the paired B/A
+table() {
+  printf '%-12s %-7s %10s %10s %8s %15s\n' row unit A B B/A "range"
+  awk 'NR == FNR { unit[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; order[++nr] = $1 }; next }
     function med(v, n,   i, j, t) {
       for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
         t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
       return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
     }
-    $2 == row { x[$3, $1] = $4; if ($1 > n) n = $1 }
+    { x[$2, $3, $1] = $4; if ($1 > n) n = $1; present[$2] = 1 }
     END {
-      for (k = 1; k <= n; k++) {
-        a[k] = x["a", k]; b[k] = x["b", k]
-        q[k] = (u == "ns") ? a[k] / b[k] : b[k] / a[k]
+      for (r = 1; r <= nr; r++) {
+        row = order[r]; if (!(row in present)) continue
+        u = unit[row]; m = 0
+        for (k = 1; k <= n; k++) {
+          a = x[row, "a", k]; b = x[row, "b", k]
+          if (a == "" || b == "" || a + 0 <= 0 || b + 0 <= 0) continue
+          m++; va[m] = a; vb[m] = b; q[m] = (u == "ns") ? a / b : b / a
+        }
+        if (m == 0) { printf "%-12s %-7s %10s %10s %8s\n", row, u, "n/a", "n/a", "n/a"; continue }
+        ma = med(va, m); mb = med(vb, m); mq = med(q, m)
+        printf "%-12s %-7s %10.3f %10.3f %7.3fx %6.3f-%-6.3f\n", row, u, ma, mb, mq, q[1], q[m]
       }
-      ma = med(a, n); mb = med(b, n); mq = med(q, n)
-      printf "%-12s %-7s %10.3f %10.3f %7.3fx %6.3f-%-6.3f\n", row, u, ma, mb, mq, q[1], q[n]
-    }' "$OUT/raw"
-done
-echo "(B/A: the median of the paired ratios, for ns A/B; above 1: B is faster. raw: $OUT/raw)"
+    }' "$2" "$1"
+}
+
+echo "A = $(label "$REV_A"), B = $(label "$REV_B"); $REPS paired repetitions, scale $SCALE; $CC $($CC -dumpversion)${RT:+; SCHED_FIFO 1 (--rt)}"
+LOAD0=$(load)
+run c "${rows[@]}" >"$OUT/raw"
+"$OUT/a/ab-bench" --list >"$OUT/units"
+LOAD1=$(load)
+echo "load average (1/5/15 min) before: $LOAD0, after: $LOAD1 ($(nproc) CPUs)"
+echo
+echo "C (bench/c/ab_bench.c):"
+table "$OUT/raw" "$OUT/units"
 
 if ((PY)); then
-  PYTHON=${PYTHON:-python3} bash bench/python/run-ab.sh "$OUT" "$REV_A" "$REV_B" "$REPS"
+  PYTHON=${PYTHON:-python3}
+  # pybuild SIDE REV: the extension of REV, pip-installed into SIDE/py
+  pybuild() {
+    local src=$OUT/$1/src
+    rm -rf "$src" "$OUT/$1/py"
+    mkdir -p "$src"
+    if [[ $2 == . ]]; then
+      git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -x -C "$src"
+    else
+      git archive "$2" | tar -x -C "$src"
+    fi
+    "$PYTHON" -m pip install -q --no-deps --target "$OUT/$1/py" "$src" >"$OUT/$1/pip.log" 2>&1 ||
+      { echo "bench-ab: pip install of $(label "$2") failed ($OUT/$1/pip.log)" >&2; exit 1; }
+  }
+  pybuild a "$REV_A"
+  pybuild b "$REV_B"
+  IFS=' ' read -r -a pyrows <<<"$("$PYTHON" bench/python/bench_ab.py --list | awk '{ print $1 }' | paste -sd' ' -)"
+  LOAD0=$(load)
+  run py "${pyrows[@]}" >"$OUT/raw-py"
+  "$PYTHON" bench/python/bench_ab.py --list >"$OUT/units-py"
+  LOAD1=$(load)
+  echo
+  echo "Python ($("$PYTHON" -c 'import sys; print(sys.version.split()[0])'), bench/python/bench_ab.py; load before: $LOAD0, after: $LOAD1):"
+  table "$OUT/raw-py" "$OUT/units-py"
 fi
+echo "(B/A: the median of the paired ratios, for ns A/B; above 1: B is faster; range: the lowest and highest pair. Raw figures: $OUT/raw*)"
