@@ -33,9 +33,14 @@
 # median of each side, and the median over the repetitions of B/A (for ns,
 # A/B: above 1 is always "B is faster"), with its range.
 #
+# Environment: KFIFO_AB_DIR the build directory (default build/bench-ab);
+# AB_OFFSET where the driver puts the struct past a 128-byte boundary
+# (default 48, kfifo-bench's place); CC, PYTHON.
+#
 # These are timings on whatever machine runs them: load is printed before
 # and after, and nothing here gates anything (scripts/release-check.sh
 # reports it).  Pin nothing else to CPUs 0 and 1 while it runs.
+# scripts/cache-lines.py counts what crosses between the cores exactly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,7 +56,7 @@ while [[ $# -gt 0 ]]; do
     --rows) ROWS=$2; shift 2 ;;
     --rt) RT=(chrt -f 1); shift ;;
     --python) PY=1; shift ;;
-    -h|--help) sed -n '3,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench-ab: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
