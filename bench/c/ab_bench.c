@@ -30,6 +30,7 @@
 #include <kfifo.h>
 
 #include "bench_harness.h"
+#include "bench_kfifo.h"
 
 #define AB_RING (1u << 20)
 
@@ -65,15 +66,7 @@ static void kf_destroy(void *ctx)
 
 #define msg8_create kf_create
 #define msg8_destroy kf_destroy
-static inline size_t msg8_write(void *ctx, const void *p, size_t n)
-{
-	return kfifo_in(ctx, p, (unsigned int)n);
-}
-static inline size_t msg8_read(void *ctx, void *p, size_t n)
-{
-	return kfifo_out(ctx, p, (unsigned int)n);
-}
-BENCH_DEFINE(msg8)
+BENCH_KFIFO_BYTES(msg8)
 
 #define avail_create kf_create
 #define avail_destroy kf_destroy
@@ -91,33 +84,11 @@ BENCH_DEFINE(avail)
 
 #define rec0_create kf_create
 #define rec0_destroy kf_destroy
-static inline size_t rec0_write(void *ctx, const void *p, size_t n)
-{
-	return kfifo_in_rec(ctx, p, (unsigned int)n, 0) == 0 ? n : 0;
-}
-static inline size_t rec0_read(void *ctx, void *p, size_t n)
-{
-	unsigned int total;
-
-	return kfifo_out_rec(ctx, p, (unsigned int)n, 0, &total) == 0 ? total
-								      : 0;
-}
-BENCH_DEFINE(rec0)
+BENCH_KFIFO_RECORDS(rec0, 0)
 
 #define rec1_create kf_create
 #define rec1_destroy kf_destroy
-static inline size_t rec1_write(void *ctx, const void *p, size_t n)
-{
-	return kfifo_in_rec(ctx, p, (unsigned int)n, 1) == 0 ? n : 0;
-}
-static inline size_t rec1_read(void *ctx, void *p, size_t n)
-{
-	unsigned int total;
-
-	return kfifo_out_rec(ctx, p, (unsigned int)n, 1, &total) == 0 ? total
-								      : 0;
-}
-BENCH_DEFINE(rec1)
+BENCH_KFIFO_RECORDS(rec1, 1)
 
 typedef double (*stream_fn)(size_t, size_t, uint64_t);
 
