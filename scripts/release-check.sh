@@ -164,6 +164,17 @@ else
 fi
 say "sdist as a C project (Release, no -Werror): $c_line"
 
+# 5. (issue 32) report only, never fails: this tree's library against the
+# previous release's, paired two-thread timings (scripts/bench-ab.sh, ~15 s
+# idle, 1-2 min on a loaded machine; KFIFO_RELEASE_AB=0 skips it).  The
+# CHANGELOG records the table.
+ab_prev=${KFIFO_PREV_RELEASE:-e27611f} # release 0.2
+if [[ ${KFIFO_RELEASE_AB:-1} != 0 ]]; then
+  if KFIFO_AB_DIR="$BUILD_ROOT/bench-ab" bash "$ROOT/scripts/bench-ab.sh" --reps 5 --scale 0.5 "$ab_prev" >"$LOGS/release-bench-ab.log" 2>&1; then
+    say "against $ab_prev, report only:"; sed -n '/^A = /p;/^load/p;/^row/,/^(B\/A/p' "$LOGS/release-bench-ab.log"
+  else say "bench-ab against $ab_prev did not run (report only): $LOGS/release-bench-ab.log"; fi
+fi
+
 echo "==== release check: sdist $(basename "$sdist") ===="
 printf '%s\n' "${results[@]}"
 echo "C from the sdist: $c_line"

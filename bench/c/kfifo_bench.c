@@ -39,6 +39,7 @@
 #include <kfifo.h>
 
 #include "bench_harness.h"
+#include "bench_kfifo.h"
 
 #ifdef KFIFO_BENCH_HAVE_JACK
 #include <jack/ringbuffer.h>
@@ -51,8 +52,8 @@
 
 static void *kfifo_create(size_t bytes, size_t chunk)
 {
-	/* plain malloc(): struct kfifo pads @in and @out onto cache lines of
-	 * their own wherever it lies */
+	/* plain malloc(): struct kfifo pads @in and @out onto cache lines
+	 * (and 128-byte pairs of lines) of their own wherever it lies */
 	struct kfifo *f = malloc(sizeof(*f));
 
 	(void)chunk;
@@ -65,47 +66,15 @@ static void kfifo_destroy(void *ctx)
 	kfifo_free(ctx);
 	free(ctx);
 }
-static inline size_t kfifo_write(void *ctx, const void *p, size_t n)
-{
-	return kfifo_in(ctx, p, (unsigned int)n);
-}
-static inline size_t kfifo_read(void *ctx, void *p, size_t n)
-{
-	return kfifo_out(ctx, p, (unsigned int)n);
-}
-BENCH_DEFINE(kfifo)
+BENCH_KFIFO_BYTES(kfifo)
 
-/* Records: whole chunks only, the header size a compile-time constant so
- * that the header picks the specialised record code. */
 #define kfifo_rec1_create kfifo_create
 #define kfifo_rec1_destroy kfifo_destroy
-static inline size_t kfifo_rec1_write(void *ctx, const void *p, size_t n)
-{
-	return kfifo_in_rec(ctx, p, (unsigned int)n, 1) == 0 ? n : 0;
-}
-static inline size_t kfifo_rec1_read(void *ctx, void *p, size_t n)
-{
-	unsigned int total;
-
-	return kfifo_out_rec(ctx, p, (unsigned int)n, 1, &total) == 0 ? total
-								      : 0;
-}
-BENCH_DEFINE(kfifo_rec1)
+BENCH_KFIFO_RECORDS(kfifo_rec1, 1)
 
 #define kfifo_rec2_create kfifo_create
 #define kfifo_rec2_destroy kfifo_destroy
-static inline size_t kfifo_rec2_write(void *ctx, const void *p, size_t n)
-{
-	return kfifo_in_rec(ctx, p, (unsigned int)n, 2) == 0 ? n : 0;
-}
-static inline size_t kfifo_rec2_read(void *ctx, void *p, size_t n)
-{
-	unsigned int total;
-
-	return kfifo_out_rec(ctx, p, (unsigned int)n, 2, &total) == 0 ? total
-								      : 0;
-}
-BENCH_DEFINE(kfifo_rec2)
+BENCH_KFIFO_RECORDS(kfifo_rec2, 2)
 
 /* ---- JACK ------------------------------------------------------------- */
 

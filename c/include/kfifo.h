@@ -43,6 +43,19 @@
 
 /* The cache line size the layout of struct kfifo pads for. */
 #define KFIFO__CACHELINE 64
+/* The padding between the groups of struct kfifo: two lines, because x86
+ * cores fetch lines in 128-byte pairs (the adjacent-line prefetchers,
+ * Intel's "spatial", AMD's "up/down"): one line apart, the producer's and
+ * the consumer's could still be the two halves of one pair. */
+#define KFIFO__PAD (2 * KFIFO__CACHELINE)
+/* The bytes of struct kfifo's read-mostly group, @buffer to @kfifo__closed
+ * (no padding inside: a pointer, then unsigned ints), and the padding after
+ * it that puts @in, and so @out, at a multiple of 16 bytes: each side's
+ * group of four words then never straddles a line in memory malloc()
+ * returns (16-byte aligned), and the other side's miss on @in's line cannot
+ * take the rest of the producer's group with it.  kfifo.c checks both. */
+#define KFIFO__HEAD_BYTES (sizeof(unsigned char *) + 5 * sizeof(unsigned int))
+#define KFIFO__PAD0 (KFIFO__PAD + (16 - KFIFO__HEAD_BYTES % 16) % 16)
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,8 +84,9 @@ extern "C" {
  * (@buffer, @size, @flags, and the waiter counts, which change only when a
  * thread starts or stops waiting), the producer's (@in, its cache, the
  * futex word it wakes consumers with) and the consumer's (the mirror
- * image).  Padding, not alignment, keeps every two groups at least a cache
- * line apart, so that they never share one wherever the struct lies:
+ * image).  Padding, not alignment, keeps every two groups at least 128
+ * bytes apart, so that they never share a line, nor the 128-byte pair of
+ * lines x86 cores fetch together, wherever the struct lies:
  * struct kfifo needs no alignment beyond its pointer's and works in any
  * memory malloc() returns.  All private members zero is an open fifo that
  * nobody waits on: the static initialisers rely on it.
@@ -84,17 +98,17 @@ struct kfifo {
 	unsigned int kfifo__data_waiters; /* private: threads waiting for data */
 	unsigned int kfifo__room_waiters; /* private: threads waiting for room */
 	unsigned int kfifo__closed;       /* private: kfifo_close() ran */
-	unsigned char kfifo__pad0[KFIFO__CACHELINE];
+	unsigned char kfifo__pad0[KFIFO__PAD0];
 	unsigned int in;
 	unsigned int kfifo__in_seen;   /* private, producer's: see kfifo_index.h */
 	unsigned int kfifo__out_cache; /* private, producer's: @out + @size */
 	unsigned int kfifo__data_seq;  /* private: futex word consumers sleep on */
-	unsigned char kfifo__pad1[KFIFO__CACHELINE];
+	unsigned char kfifo__pad1[KFIFO__PAD];
 	unsigned int out;
 	unsigned int kfifo__out_seen;  /* private, consumer's */
 	unsigned int kfifo__in_cache;  /* private, consumer's */
 	unsigned int kfifo__room_seq;  /* private: futex word producers sleep on */
-	unsigned char kfifo__pad2[KFIFO__CACHELINE];
+	unsigned char kfifo__pad2[KFIFO__PAD];
 };
 
 /* private: kfifo_free() frees only what kfifo_alloc() allocated */

@@ -20,22 +20,28 @@
 
 /*
  * The layout promised in kfifo.h: three groups of members, each two at
- * least a cache line apart (from the last byte of one to the first of the
- * next), and after the last group a cache line before whatever follows
- * the struct (DECLARE_KFIFO's buffer, the producer's data).
+ * least KFIFO__PAD bytes apart (from the last byte of one to the first of
+ * the next), so that they never share a line nor a 128-byte pair of lines,
+ * and after the last group as much before whatever follows the struct
+ * (DECLARE_KFIFO's buffer, the producer's data).
  */
 #define KFIFO__GAP(last, first)                                                \
 	(offsetof(struct kfifo, first) -                                       \
 	 (offsetof(struct kfifo, last) + sizeof(unsigned int) - 1))
-_Static_assert(KFIFO__GAP(kfifo__closed, in) >= KFIFO__CACHELINE,
-	       "the producer's line shares bytes with the read-mostly line");
-_Static_assert(KFIFO__GAP(kfifo__data_seq, out) >= KFIFO__CACHELINE,
-	       "the producer's and the consumer's lines share bytes");
+_Static_assert(KFIFO__GAP(kfifo__closed, in) >= KFIFO__PAD,
+	       "the producer's line shares a pair with the read-mostly line");
+_Static_assert(KFIFO__GAP(kfifo__data_seq, out) >= KFIFO__PAD,
+	       "the producer's and the consumer's lines share a pair");
 _Static_assert(sizeof(struct kfifo) -
 			       (offsetof(struct kfifo, kfifo__room_seq) +
 				sizeof(unsigned int) - 1) >=
-		       KFIFO__CACHELINE,
-	       "the consumer's line reaches past the struct");
+		       KFIFO__PAD,
+	       "the consumer's pair of lines reaches past the struct");
+_Static_assert(offsetof(struct kfifo, kfifo__pad0) == KFIFO__HEAD_BYTES,
+	       "KFIFO__HEAD_BYTES (kfifo.h) must be the read-mostly group's size");
+_Static_assert(offsetof(struct kfifo, in) % 16 == 0 &&
+		       offsetof(struct kfifo, out) % 16 == 0,
+	       "each side's group must start at a multiple of 16 bytes");
 _Static_assert(_Alignof(struct kfifo) <= _Alignof(max_align_t),
 	       "struct kfifo must fit any memory malloc() returns");
 

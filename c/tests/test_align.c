@@ -91,35 +91,39 @@ static void test_every_call_works_at_any_offset(void)
 	}
 }
 
-/* The 64-byte lines a member's bytes fall on, from @base. */
-#define LINE_OF(base, m)                                                       \
-	(((base) + offsetof(struct kfifo, m)) / 64)
-#define LAST_LINE_OF(base, m)                                                  \
-	(((base) + offsetof(struct kfifo, m) + sizeof(unsigned int) - 1) / 64)
+/* The 64-byte lines (or, with @unit 128, the pairs of lines x86 cores
+ * fetch together) a member's bytes fall on, from @base. */
+#define LINE_OF(base, m, unit) (((base) + offsetof(struct kfifo, m)) / (unit))
+#define LAST_LINE_OF(base, m, unit)                                            \
+	(((base) + offsetof(struct kfifo, m) + sizeof(unsigned int) - 1) /     \
+	 (unit))
 
 /*
  * Wherever the struct starts, the lines of the read-mostly group (buffer
  * .. closed), the producer's (in .. data_seq) and the consumer's (out ..
  * room_seq) are three different sets, and the memory after the struct
- * (a DECLARE_KFIFO buffer) is on none of the consumer's lines.
+ * (a DECLARE_KFIFO buffer) is on none of the consumer's lines; and the
+ * same holds for 128-byte pairs of lines (kfifo.h, KFIFO__PAD).
  */
 static void test_groups_never_share_a_cache_line(void)
 {
-	size_t base;
+	size_t base, unit;
 
-	for (base = 0; base < 64; base += alignof(struct kfifo)) {
-		size_t shared_last = LAST_LINE_OF(base, kfifo__closed);
-		size_t prod_first = LINE_OF(base, in);
-		size_t prod_last = LAST_LINE_OF(base, kfifo__data_seq);
-		size_t cons_first = LINE_OF(base, out);
-		size_t cons_last = LAST_LINE_OF(base, kfifo__room_seq);
+	for (unit = 64; unit <= 128; unit *= 2)
+		for (base = 0; base < unit; base += alignof(struct kfifo)) {
+			size_t shared_last = LAST_LINE_OF(base, kfifo__closed, unit);
+			size_t prod_first = LINE_OF(base, in, unit);
+			size_t prod_last = LAST_LINE_OF(base, kfifo__data_seq, unit);
+			size_t cons_first = LINE_OF(base, out, unit);
+			size_t cons_last = LAST_LINE_OF(base, kfifo__room_seq, unit);
 
-		th_context("struct at line offset %zu", base);
-		CHECK(offsetof(struct kfifo, buffer) == 0);
-		CHECK(shared_last < prod_first);
-		CHECK(prod_last < cons_first);
-		CHECK(cons_last < (base + sizeof(struct kfifo)) / 64);
-	}
+			th_context("struct at offset %zu of a %zu-byte unit", base,
+				   unit);
+			CHECK(offsetof(struct kfifo, buffer) == 0);
+			CHECK(shared_last < prod_first);
+			CHECK(prod_last < cons_first);
+			CHECK(cons_last < (base + sizeof(struct kfifo)) / unit);
+		}
 }
 
 int main(void)

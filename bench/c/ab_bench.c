@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ab_bench.c - one row of the A/B benchmark (scripts/bench-ab.sh), timed
+ * once, against the library it is linked with.
+ *
+ * scripts/bench-ab.sh compiles this file twice, each time against the
+ * header and the sources of one revision of the library, and runs the two
+ * binaries in turn, row by row, so that the two revisions are measured
+ * seconds apart under the same load (paired runs): what it compares is the
+ * library, not the driver, which is this file in both.  Only calls that
+ * release 0.2 already had are used, so any revision since builds it.
+ *
+ * Usage: ab-bench ROW [SCALE]; prints one figure (the unit is in the list
+ * from ab-bench --list, higher is better except for ns).
+ *
+ * Rows (two threads pinned to CPUs 0 and 1, one producer one consumer,
+ * the loops of bench_harness.h, a 1 MiB fifo):
+ *   msg8        8-byte messages, kfifo_in / kfifo_out
+ *   msg8_avail  8-byte messages, kfifo_avail() >= 8 then kfifo_in (a
+ *               producer that checks first); kfifo_out
+ *   msg8_rec0   8-byte fixed-size records, kfifo_in_rec / kfifo_out_rec
+ *               with recsize 0 (all or nothing)
+ *   rec16       16-byte records with a 1-byte header (recsize 1)
+ *   stream16 ... stream65536   kfifo_in / kfifo_out of that chunk, GB/s
+ *   ping16      one thread, 16 bytes in then out, ns per round trip
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <kfifo.h>
+
+#include "bench_harness.h"
+#include "bench_kfifo.h"
+
+#define AB_RING (1u << 20)
+
+/* Where the struct starts past a 128-byte boundary: $AB_OFFSET, default
+ * 48, where kfifo-bench's malloc() puts it (a multiple of 16, as malloc()
+ * gives); fixed, so that the heap's history does not move the index lines
+ * from one run or revision to the next. */
+static size_t kf_offset(void)
+{
+	const char *e = getenv("AB_OFFSET");
+
+	return (e ? (size_t)atoi(e) : 48) % 128 & ~(size_t)15;
+}
+
+static void *kf_create(size_t bytes, size_t chunk)
+{
+	unsigned char *mem = aligned_alloc(128, 1024);
+	struct kfifo *f;
+
+	(void)chunk;
+	if (mem == NULL || sizeof(*f) + 128 > 1024)
+		bench_fail("kfifo", "out of memory");
+	f = (struct kfifo *)(void *)(mem + kf_offset());
+	if (kfifo_alloc(f, (unsigned int)bytes, 0) != 0)
+		bench_fail("kfifo", "out of memory");
+	return f;
+}
+static void kf_destroy(void *ctx)
+{
+	kfifo_free(ctx);
+	free((unsigned char *)ctx - kf_offset());
+}
+
+#define msg8_create kf_create
+#define msg8_destroy kf_destroy
+BENCH_KFIFO_BYTES(msg8)
+
+#define avail_create kf_create
+#define avail_destroy kf_destroy
+static inline size_t avail_write(void *ctx, const void *p, size_t n)
+{
+	if (kfifo_avail(ctx) < n)
+		return 0;
+	return kfifo_in(ctx, p, (unsigned int)n);
+}
+static inline size_t avail_read(void *ctx, void *p, size_t n)
+{
+	return kfifo_out(ctx, p, (unsigned int)n);
+}
+BENCH_DEFINE(avail)
+
+#define rec0_create kf_create
+#define rec0_destroy kf_destroy
+BENCH_KFIFO_RECORDS(rec0, 0)
+
+#define rec1_create kf_create
+#define rec1_destroy kf_destroy
+BENCH_KFIFO_RECORDS(rec1, 1)
+
+typedef double (*stream_fn)(size_t, size_t, uint64_t);
+
+static const struct row {
+	const char *name, *unit;
+	stream_fn fn;    /* NULL: the one-thread round trip */
+	size_t chunk;
+	uint64_t total;  /* bytes per run at scale 1 */
+} rows[] = {
+	{ "msg8", "Mmsg/s", msg8_stream, 8, 8ull << 22 },
+	{ "msg8_avail", "Mmsg/s", avail_stream, 8, 8ull << 21 },
+	{ "msg8_rec0", "Mmsg/s", rec0_stream, 8, 8ull << 22 },
+	{ "rec16", "Mrec/s", rec1_stream, 16, 16ull << 21 },
+	{ "stream16", "GB/s", msg8_stream, 16, 16ull << 22 },
+	{ "stream64", "GB/s", msg8_stream, 64, 64ull << 20 },
+	{ "stream512", "GB/s", msg8_stream, 512, 256ull << 20 },
+	{ "stream4096", "GB/s", msg8_stream, 4096, 512ull << 20 },
+	{ "stream65536", "GB/s", msg8_stream, 65536, 512ull << 20 },
+	{ "ping16", "ns", NULL, 16, 4000000 },
+};
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+int main(int argc, char **argv)
+{
+	double scale = argc > 2 ? atof(argv[2]) : 1.0;
+	size_t i;
+
+	if (argc < 2 || scale <= 0) {
+		fprintf(stderr, "usage: ab-bench ROW [SCALE] | --list\n");
+		return 2;
+	}
+	for (i = 0; i < NROWS; i++) {
+		const struct row *r = &rows[i];
+		uint64_t total = (uint64_t)((double)r->total * scale);
+
+		if (strcmp(argv[1], "--list") == 0) {
+			printf("%s %s\n", r->name, r->unit);
+			continue;
+		}
+		if (strcmp(argv[1], r->name) != 0)
+			continue;
+		total -= total % r->chunk;
+		if (total < 64 * r->chunk)
+			total = 64 * r->chunk;
+		if (r->fn == NULL) {
+			double s = msg8_pingpong(r->chunk, total);
+
+			printf("%.4f\n", s * 1e9 / (double)total);
+		} else {
+			double s = r->fn(AB_RING, r->chunk, total);
+
+			if (strcmp(r->unit, "GB/s") == 0)
+				printf("%.4f\n", (double)total / s / 1e9);
+			else
+				printf("%.4f\n",
+				       (double)(total / r->chunk) / s / 1e6);
+		}
+		return 0;
+	}
+	if (strcmp(argv[1], "--list") == 0)
+		return 0;
+	fprintf(stderr, "ab-bench: no row %s (--list)\n", argv[1]);
+	return 2;
+}
