@@ -1803,6 +1803,12 @@ static inline void kfifo__t_dma_finish(struct kfifo *k, unsigned int len,
 /* private: the typed fifo pointer, evaluated once, and its struct kfifo */
 #define KFIFO__TMP(f) __typeof__(KFIFO__T(f)) kfifo__tf = KFIFO__T(f)
 #define KFIFO__ARGS kfifo_esize(kfifo__tf), kfifo_recsize(kfifo__tf)
+/* private: the buffer argument of kfifo_in/out/out_peek, checked against
+ * the element type as mainline does, except that a fifo of 1-byte
+ * elements takes any pointer: the kernel builds with -Wno-pointer-sign,
+ * and its byte fifos are fed char, signed char and unsigned char alike */
+#define KFIFO__BUF(tf, b)                                                      \
+	__builtin_choose_expr(sizeof(*(tf)->type) == 1, (void *)(b), (b))
 
 /*
  * Set-up and queries.  For a typed fifo, sizes and counts are in elements
@@ -1867,7 +1873,7 @@ static inline void kfifo__t_dma_finish(struct kfifo *k, unsigned int len,
 #define kfifo_in(f, b, n)                                                      \
 	__extension__({                                                        \
 		KFIFO__TMP(f);                                                 \
-		__typeof__(kfifo__tf->ptr_const) kfifo__tb = (b);              \
+		__typeof__(kfifo__tf->ptr_const) kfifo__tb = KFIFO__BUF(kfifo__tf, b);              \
 		kfifo__t_in(&kfifo__tf->kfifo, kfifo__tb, (n), KFIFO__ARGS);   \
 	})
 
@@ -1875,7 +1881,7 @@ static inline void kfifo__t_dma_finish(struct kfifo *k, unsigned int len,
 #define kfifo_out(f, b, n)                                                     \
 	__extension__({                                                        \
 		KFIFO__TMP(f);                                                 \
-		__typeof__(kfifo__tf->ptr) kfifo__tb = (b);                    \
+		__typeof__(kfifo__tf->ptr) kfifo__tb = KFIFO__BUF(kfifo__tf, b);                    \
 		kfifo__t_out(&kfifo__tf->kfifo, kfifo__tb, (n), KFIFO__ARGS);  \
 	})
 
@@ -1884,7 +1890,7 @@ static inline void kfifo__t_dma_finish(struct kfifo *k, unsigned int len,
 #define KFIFO__OUT_PEEK3(f, b, n)                                              \
 	__extension__({                                                        \
 		KFIFO__TMP(f);                                                 \
-		__typeof__(kfifo__tf->ptr) kfifo__tb = (b);                    \
+		__typeof__(kfifo__tf->ptr) kfifo__tb = KFIFO__BUF(kfifo__tf, b);                    \
 		kfifo__t_peek(&kfifo__tf->kfifo, kfifo__tb, (n), KFIFO__ARGS); \
 	})
 #define kfifo_out_peek(...)                                                    \

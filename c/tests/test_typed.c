@@ -242,9 +242,12 @@ static void test_plain_struct_kfifo_keeps_byte_counts(void)
 	CHECK_INT(kfifo_to_user(&f, buf, 8, &copied), 0);
 	CHECK_UINT(copied, 3);
 	CHECK_MEM(buf, "efg", 3);
-	/* kfifo_init of a plain fifo keeps v0.3's rule: a power of two */
-	CHECK_INT(kfifo_init(&f, buf, 6), -EINVAL);
 	kfifo_free(&f);
+	/* kfifo_init of a plain fifo keeps v0.3's rule: a power of two,
+	 * taken as it is, 1 included */
+	CHECK_INT(kfifo_init(&f, buf, 6), -EINVAL);
+	CHECK_INT(kfifo_init(&f, buf, 1), 0);
+	CHECK_UINT(kfifo_size(&f), 1);
 }
 
 /* ---- one producer, one consumer, 12-byte elements ---- */
