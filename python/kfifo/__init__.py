@@ -18,10 +18,12 @@ gives the type hints and is the list of their public methods (a test holds
 (5, b'hel', 2)
 
 Also in the package: :mod:`kfifo.model` (a pure-Python reference model),
-:mod:`kfifo.testing` (Hypothesis state machine, ``pip install
+:class:`ElementKfifo` (:mod:`kfifo.elements`: a fifo of fixed-size
+elements, the kernel's typed kfifo), :mod:`kfifo.testing` (Hypothesis state machine, ``pip install
 kfifo[testing]``) and the ``kfifo`` command line (``python -m kfifo``).
 """
 from kfifo._kfifo import GIL_THRESHOLD, Kfifo, Notifier, SpinLock
 from kfifo._kfifo import VERSION as __version__
+from kfifo.elements import ElementKfifo
 
-__all__ = ["Kfifo", "Notifier", "SpinLock", "GIL_THRESHOLD", "__version__"]
+__all__ = ["Kfifo", "Notifier", "SpinLock", "GIL_THRESHOLD", "__version__", "ElementKfifo"]
