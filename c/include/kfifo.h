@@ -1470,9 +1470,12 @@ struct kfifo_rec_ptr_2 KFIFO__STRUCT_PTR(unsigned char, 2, void);
 struct kfifo__plain KFIFO__STRUCT_PTR(unsigned char, 0, void);
 
 /* private: @f (a pointer to a fifo) as a typed fifo; a struct kfifo *
- * becomes a struct kfifo__plain * to the same struct kfifo */
+ * becomes a struct kfifo__plain * to the same struct kfifo.  So does a
+ * void *, which the byte calls' prototypes convert to struct kfifo * and
+ * v0.3 code passes (an opaque handle, NULL). */
 #define KFIFO__IS_PLAIN(f)                                                     \
-	__builtin_types_compatible_p(__typeof__(f), struct kfifo *)
+	(__builtin_types_compatible_p(__typeof__(f), struct kfifo *) ||        \
+	 __builtin_types_compatible_p(__typeof__(f), void *))
 #define KFIFO__T(f)                                                            \
 	__builtin_choose_expr(KFIFO__IS_PLAIN(f),                              \
 			      (struct kfifo__plain *)(void *)(f), (f))
