@@ -1579,6 +1579,18 @@ static inline unsigned int kfifo__t_out(struct kfifo *k, void *to,
 					unsigned int n, unsigned int esize,
 					unsigned int recsize)
 {
+	unsigned int l, ret;
+
+	if (recsize && n > 0) {
+		/* a record that fits @to: the byte core's record call, with
+		 * the constant @recsize's fast path (kfifo__out_r() says how
+		 * its results read) */
+		ret = kfifo_out_rec(k, to, n, recsize, &l);
+		if (ret == 0)
+			return l;
+		if (ret == n)
+			return 0;
+	}
 	if (recsize)
 		return kfifo__out_r(k, to, n, recsize, 1);
 	if (esize == 1)

@@ -193,9 +193,20 @@ int kfifo__init_elem(struct kfifo *fifo, void *buffer, unsigned int bytes,
 unsigned int kfifo__out_r(struct kfifo *fifo, void *to, unsigned int n,
 			  unsigned int recsize, int remove)
 {
-	unsigned int len = kfifo_len(fifo);
-	unsigned int l;
+	unsigned int len, l, ret;
 
+	/* The common case, a record that fits @to, is the byte core's
+	 * kfifo_out_rec(): 0 when it took the record, @n when there is no
+	 * whole record (told apart from 0 only when @n > 0), the record's
+	 * length when it is longer than @n (truncated below). */
+	if (remove && n > 0 && recsize != 0) {
+		ret = kfifo_out_rec(fifo, to, n, recsize, &l);
+		if (ret == 0)
+			return l;
+		if (ret == n)
+			return 0;
+	}
+	len = kfifo_len(fifo);
 	if (len < recsize || recsize == 0)
 		return 0;
 	l = kfifo_peek_rec(fifo, recsize);
