@@ -324,7 +324,7 @@ def test_bad_arguments_raise_and_change_nothing():
         ElementKfifo(4, 0)
     with pytest.raises(ValueError):
         ElementKfifo(2**30, 8)
-    with pytest.raises(struct.error):
+    with pytest.raises(ValueError, match="bad struct format"):
         ElementKfifo(4, "not a format")
     f = ElementKfifo(4, 4)
     f.put(b"abcd")

@@ -52,7 +52,7 @@ class ElementKfifo:
         as ``kfifo_alloc()`` does for a typed fifo.
     format : str or int
         A :mod:`struct` format describing one element (items are then the
-        values :func:`struct.unpack` gives: a single value for a one-field
+        values ``struct.unpack`` gives: a single value for a one-field
         format, a tuple otherwise), or an ``int``: the element size in
         bytes (items are then ``bytes`` of that length).
 
@@ -60,12 +60,10 @@ class ElementKfifo:
     ------
     ValueError
         ``size`` below 2 (``kfifo_alloc()`` returns ``-EINVAL``), an
-        element size of 0, or a fifo larger than
-        ``2**31`` bytes.
+        element size of 0, an invalid format string, or a fifo larger
+        than ``2**31`` bytes.
     TypeError
         ``format`` neither a ``str`` nor an ``int``.
-    struct.error
-        An invalid format string.
 
     Notes
     -----
@@ -80,7 +78,10 @@ class ElementKfifo:
         if isinstance(format, bool) or not isinstance(format, (str, int)):
             raise TypeError(f"format must be a struct format or an item size, got {format!r}")
         if isinstance(format, str):
-            self._struct: Optional[struct.Struct] = struct.Struct(format)
+            try:
+                self._struct: Optional[struct.Struct] = struct.Struct(format)
+            except struct.error as exc:
+                raise ValueError(f"bad struct format {format!r}: {exc}") from None
             itemsize = self._struct.size
             self._single = len(self._struct.unpack(bytes(itemsize))) == 1
         else:
