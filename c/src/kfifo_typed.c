@@ -29,34 +29,55 @@
 #include <limits.h>
 #include <stdlib.h>
 
-/* Copy @n elements (0 < @n <= size) in at element index @idx. */
-static void kfifo__copy_in_elem(struct kfifo *fifo, unsigned int idx,
-				const void *from, unsigned int n, size_t esize)
+/* Copy @n elements (0 < @n <= size) in at element index @idx, wrapping
+ * at the end of the buffer: the rare case, out of line and cold, as the
+ * byte calls keep theirs (kfifo_copy.h). */
+static __attribute__((noinline, cold)) void
+kfifo__copy_in_elem_wrap(struct kfifo *fifo, unsigned int off,
+			 const void *from, unsigned int n, size_t esize)
 {
-	unsigned int off = idx & (fifo->size - 1);
 	unsigned int first = fifo->size - off;
 
-	if (first > n)
-		first = n;
 	memcpy(fifo->buffer + (size_t)off * esize, from, (size_t)first * esize);
-	if (n > first)
-		memcpy(fifo->buffer,
-		       (const unsigned char *)from + (size_t)first * esize,
-		       (size_t)(n - first) * esize);
+	memcpy(fifo->buffer, (const unsigned char *)from + (size_t)first * esize,
+	       (size_t)(n - first) * esize);
 }
 
-static void kfifo__copy_out_elem(struct kfifo *fifo, unsigned int idx,
-				 void *to, unsigned int n, size_t esize)
+static __attribute__((noinline, cold)) void
+kfifo__copy_out_elem_wrap(struct kfifo *fifo, unsigned int off, void *to,
+			  unsigned int n, size_t esize)
 {
-	unsigned int off = idx & (fifo->size - 1);
 	unsigned int first = fifo->size - off;
 
-	if (first > n)
-		first = n;
 	memcpy(to, fifo->buffer + (size_t)off * esize, (size_t)first * esize);
-	if (n > first)
-		memcpy((unsigned char *)to + (size_t)first * esize,
-		       fifo->buffer, (size_t)(n - first) * esize);
+	memcpy((unsigned char *)to + (size_t)first * esize, fifo->buffer,
+	       (size_t)(n - first) * esize);
+}
+
+static inline __attribute__((always_inline)) void
+kfifo__copy_in_elem(struct kfifo *fifo, unsigned int idx, const void *from,
+		    unsigned int n, size_t esize)
+{
+	unsigned int off = idx & (fifo->size - 1);
+
+	if (__builtin_expect(n <= fifo->size - off, 1))
+		memcpy(fifo->buffer + (size_t)off * esize, from,
+		       (size_t)n * esize);
+	else
+		kfifo__copy_in_elem_wrap(fifo, off, from, n, esize);
+}
+
+static inline __attribute__((always_inline)) void
+kfifo__copy_out_elem(struct kfifo *fifo, unsigned int idx, void *to,
+		     unsigned int n, size_t esize)
+{
+	unsigned int off = idx & (fifo->size - 1);
+
+	if (__builtin_expect(n <= fifo->size - off, 1))
+		memcpy(to, fifo->buffer + (size_t)off * esize,
+		       (size_t)n * esize);
+	else
+		kfifo__copy_out_elem_wrap(fifo, off, to, n, esize);
 }
 
 unsigned int kfifo__in_elem(struct kfifo *fifo, const void *from,
