@@ -18,7 +18,7 @@ gives the type hints and is the list of their public methods (a test holds
 (5, b'hel', 2)
 
 Also in the package: :mod:`kfifo.model` (a pure-Python reference model),
-:class:`ElementKfifo` (:mod:`kfifo.elements`: a fifo of fixed-size
+:class:`kfifo.elements.ElementKfifo` (a fifo of fixed-size
 elements, the kernel's typed kfifo), :mod:`kfifo.testing` (Hypothesis state machine, ``pip install
 kfifo[testing]``) and the ``kfifo`` command line (``python -m kfifo``).
 """

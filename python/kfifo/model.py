@@ -541,7 +541,7 @@ class ElementKfifoModel:
     :class:`KfifoModel`, the indices are free-running 32-bit element
     counters (``start`` sets both), the fill level is ``in - out`` modulo
     ``2**32`` and an element lives at ``index & (size - 1)``: that is what
-    :meth:`out_linear` reports.
+    ``out_linear`` reports.
 
     Calls (C name without ``kfifo_``): ``in_(data) -> int`` (whole
     elements stored, ``min(len(data) // itemsize, avail)``), ``out(n) ->
