@@ -8,7 +8,9 @@ with the library's sources into a shared library and driven through
 ctypes.  A Hypothesis state machine runs random calls on it, on
 :class:`kfifo.elements.ElementKfifo` (the Python face, over the byte
 ``Kfifo``) and on :class:`kfifo.model.ElementKfifoModel` side by side and
-checks every result, every element and the counts after each step.
+checks every result, every element and the counts after each step; a
+second machine does the same for record fifos (``struct kfifo_rec_ptr_1``,
+``_2``) against :class:`kfifo.model.TypedRecordKfifoModel`.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 import kfifo
 from kfifo.elements import ElementKfifo
-from kfifo.model import ElementKfifoModel
+from kfifo.model import ElementKfifoModel, TypedRecordKfifoModel
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CC = os.environ.get("CC", "cc")
@@ -67,9 +69,9 @@ LIB = _build_shim()
 class CTyped:
     """The C typed API through the shim, with the model's calling convention."""
 
-    def __init__(self, size: int, itemsize: int, start: int) -> None:
+    def __init__(self, size: int, itemsize: int, start: int, recsize: int = 0) -> None:
         self.esize = itemsize
-        self.h = LIB.shim_new(itemsize, size, start)
+        self.h = LIB.shim_new(100 + recsize if recsize else itemsize, size, start)
         assert self.h, "shim_new failed"
 
     def _buf(self, nbytes: int):
@@ -275,6 +277,97 @@ class TypedMachine(RuleBasedStateMachine):
 
 TypedMachine.TestCase.settings = settings(deadline=None, stateful_step_count=40)
 TestTypedMachine = TypedMachine.TestCase
+
+
+class TypedRecordMachine(RuleBasedStateMachine):
+    """Random typed-API calls on a C record fifo (STRUCT_KFIFO_REC_1/_2
+    semantics, through struct kfifo_rec_ptr_1/_2) and on the model."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = None
+        self.counter = 0
+
+    @initialize(recsize=st.sampled_from([1, 2]), size=st.sampled_from([2, 16, 64, 256, 512]),
+                start=st.sampled_from([0, 2**32 - 3, 2**32 - 200]))
+    def setup(self, recsize, size, start):
+        self.model = TypedRecordKfifoModel(size, recsize, start=start)
+        self.c = CTyped(size, 1, start, recsize=recsize)
+
+    def teardown(self) -> None:
+        if self.c is not None:
+            self.c.free()
+
+    def _data(self, k: int) -> bytes:
+        data = bytes((self.counter + i) * 7 % 251 for i in range(k))
+        self.counter += k
+        return data
+
+    @rule(k=st.one_of(st.integers(0, 20), st.integers(250, 300)))
+    def in_(self, k):
+        data = self._data(k)
+        assert self.c.in_(data) == self.model.in_(data)
+
+    @rule()
+    def put(self):
+        data = self._data(1)
+        assert self.c.put(data) == self.model.put(data)
+
+    @rule(n=st.integers(0, 300))
+    def out(self, n):
+        assert self.c.out(n) == self.model.out(n)
+
+    @rule(n=st.integers(0, 300))
+    def out_peek(self, n):
+        assert self.c.out_peek(n) == self.model.out_peek(n)
+
+    @rule()
+    def get(self):
+        assert self.c.get() == self.model.get()
+
+    @rule()
+    def peek(self):
+        assert self.c.peek() == self.model.peek()
+
+    @rule()
+    def skip(self):
+        self.c.skip()
+        self.model.skip()
+
+    @rule(k=st.integers(0, 40))
+    def from_user(self, k):
+        data = self._data(k)
+        assert self.c.from_user(data) == self.model.from_user(data)
+
+    @rule(nbytes=st.integers(0, 40))
+    def to_user(self, nbytes):
+        assert self.c.to_user(nbytes) == self.model.to_user(nbytes)
+
+    @rule(n=st.integers(0, 300))
+    def out_linear(self, n):
+        k, tail = self.c.out_linear(n)
+        want_k, want_tail = self.model.out_linear(n)
+        assert k == want_k
+        if want_tail is not None:
+            assert tail == want_tail
+
+    @rule()
+    def reset_out(self):
+        self.c.reset_out()
+        self.model.reset_out()
+
+    @invariant()
+    def counts_agree(self):
+        if self.c is None:
+            return
+        m, c = self.model, self.c
+        assert (c.len(), c.avail(), c.size(), c.is_empty(), c.is_full(), c.peek_len()) == \
+            (m.len(), m.avail(), m.size(), m.is_empty(), m.is_full(), m.peek_len())
+        assert LIB.shim_valid(c.h) and LIB.shim_esize(c.h) == 1
+
+
+TypedRecordMachine.TestCase.settings = settings(deadline=None, stateful_step_count=40)
+TestTypedRecordMachine = TypedRecordMachine.TestCase
 
 
 def test_shim_sizes_are_elements_rounded_up_to_powers_of_two():

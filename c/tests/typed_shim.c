@@ -26,6 +26,8 @@ struct shim {
 	DECLARE_KFIFO_PTR(f4, uint32_t);
 	DECLARE_KFIFO_PTR(f8, uint64_t);
 	DECLARE_KFIFO_PTR(f12, shim_e12);
+	struct kfifo_rec_ptr_1 r1;
+	struct kfifo_rec_ptr_2 r2;
 };
 
 /* Run @stmt with `f` the fifo of @s's element size. */
@@ -36,6 +38,8 @@ struct shim {
 		case 2: { __typeof__(&(s)->f2) f = &(s)->f2; stmt; } break;    \
 		case 4: { __typeof__(&(s)->f4) f = &(s)->f4; stmt; } break;    \
 		case 8: { __typeof__(&(s)->f8) f = &(s)->f8; stmt; } break;    \
+		case 101: { __typeof__(&(s)->r1) f = &(s)->r1; stmt; } break;  \
+		case 102: { __typeof__(&(s)->r2) f = &(s)->r2; stmt; } break;  \
 		default: { __typeof__(&(s)->f12) f = &(s)->f12; stmt; }        \
 		}                                                              \
 	} while (0)
@@ -75,7 +79,7 @@ struct shim *shim_new(unsigned int esize, unsigned int n, unsigned int start)
 		return NULL;
 	s->esize = esize;
 	if (esize == 1 || esize == 2 || esize == 4 || esize == 8 ||
-	    esize == 12)
+	    esize == 12 || esize == 101 || esize == 102)
 		ON_FIFO(s, ret = kfifo_alloc(f, n, GFP_KERNEL);
 			f->kfifo.in = f->kfifo.out = start);
 	if (ret) {

@@ -644,4 +644,105 @@ class ElementKfifoModel:
         self._out = self._in
 
 
-__all__.append("ElementKfifoModel")
+class TypedRecordKfifoModel:
+    """Reference model of a record fifo of the C typed API (``STRUCT_KFIFO_REC_1``/``_2``).
+
+    The bytes are :class:`KfifoModel`'s records (docs/spec.md 1.4 wire
+    format, a record too long for its header refused); what differs is
+    what the typed calls return, as in mainline: ``in_(data)`` returns
+    ``len(data)`` or 0; ``out(n)``/``out_peek(n)`` return at most ``n``
+    bytes of the next record and ``out`` removes the whole record however
+    long (``b""`` when no whole record is stored); ``avail`` is the
+    longest record that fits now; ``peek_len`` the next record's length;
+    ``len`` counts bytes, headers included; ``skip`` is
+    :meth:`KfifoModel.skip_rec`; ``put``/``get``/``peek`` move one-byte
+    records (``get``/``peek`` return ``None`` for nothing copied);
+    ``out_linear(n)`` is ``(count, tail)`` of the next record's data, or
+    ``(0, None)`` without a whole record.
+    """
+
+    def __init__(self, size: int, recsize: int, *, start: int = 0) -> None:
+        size = operator.index(size)
+        if size < 2 or recsize not in (1, 2):
+            raise ValueError("size must be at least 2 and recsize 1 or 2")
+        self._fifo = KfifoModel(size, start=start)
+        self._recsize = recsize
+
+    def _next(self) -> int:
+        """The next record's length, or -1 without a whole record."""
+        f, r = self._fifo, self._recsize
+        if f.len() < r:
+            return -1
+        length = f.peek_rec(r)
+        return length if f.len() - r >= length else -1
+
+    def size(self) -> int:
+        return self._fifo.size()
+
+    def len(self) -> int:
+        return self._fifo.len()
+
+    def is_empty(self) -> bool:
+        return self._fifo.is_empty()
+
+    def is_full(self) -> bool:
+        return self._fifo.is_full()
+
+    def avail(self) -> int:
+        return max(0, min(self._fifo.avail() - self._recsize, _RECORD_LIMIT[self._recsize]))
+
+    def peek_len(self) -> int:
+        return self._fifo.peek_rec(self._recsize)
+
+    def in_(self, data: Any) -> int:
+        data = bytes(_readable(data))
+        return len(data) if self._fifo.in_rec(data, self._recsize) == 0 else 0
+
+    def put(self, byte: bytes) -> int:
+        return self.in_(byte)
+
+    def out_peek(self, n: int) -> bytes:
+        length = self._next()
+        if length < 0:
+            return b""
+        first, second = self._fifo.out_prepare(self._recsize + min(operator.index(n), length))
+        return (bytes(first) + bytes(second))[self._recsize:]
+
+    def out(self, n: int) -> bytes:
+        data = self.out_peek(n)
+        length = self._next()
+        if length >= 0:
+            self._fifo.skip(self._recsize + length)
+        return data
+
+    def get(self) -> Any:
+        return self.out(1) or None
+
+    def peek(self) -> Any:
+        return self.out_peek(1) or None
+
+    def skip(self) -> None:
+        self._fifo.skip_rec(self._recsize)
+
+    def from_user(self, data: Any) -> int:
+        return self.in_(data)
+
+    def to_user(self, nbytes: int) -> bytes:
+        return self.out(nbytes)
+
+    def out_linear(self, n: int) -> Tuple[int, Any]:
+        length = self._next()
+        if length < 0:
+            return 0, None
+        size = self._fifo.size()
+        tail = (self._fifo.out_index + self._recsize) & (size - 1)
+        return min(operator.index(n), length, size - tail), tail
+
+    def reset(self) -> None:
+        self._fifo.reset()
+
+    def reset_out(self) -> None:
+        self._fifo.reset_out()
+
+
+__all__ += ["ElementKfifoModel", "TypedRecordKfifoModel"]
