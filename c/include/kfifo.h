@@ -1851,6 +1851,9 @@ static inline void kfifo__t_dma_finish(struct kfifo *k, unsigned int len,
 	kfifo__t_init(KFIFO__K(f), (buffer), (bytes), kfifo_esize(f),          \
 		      KFIFO__IS_PLAIN(f), KFIFO__IS_PTR(f))
 #define kfifo_free(f) kfifo__t_free(KFIFO__K(f), KFIFO__IS_PTR(f))
+/* kfifo_alloc_node(fifo, n, gfp, node): userspace has no NUMA node to
+ * ask for; kfifo_alloc() */
+#define kfifo_alloc_node(f, n, gfp, node) ((void)(node), kfifo_alloc(f, n, gfp))
 
 /* kfifo_skip(fifo): drop one element (record); kfifo_skip(fifo, n): the
  * byte call above.  kfifo_skip_count(fifo, n): drop n elements. */

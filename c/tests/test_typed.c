@@ -169,6 +169,9 @@ static void test_init_rounds_down_and_alloc_up_in_elements(void)
 	CHECK_INT(kfifo_alloc(&f, 33, GFP_KERNEL), 0);
 	CHECK_UINT(kfifo_size(&f), 64);
 	kfifo_free(&f);
+	CHECK_INT(kfifo_alloc_node(&f, 3, GFP_KERNEL, 0), 0);
+	CHECK_UINT(kfifo_size(&f), 4);
+	kfifo_free(&f);
 	kfifo_free(&f);
 	CHECK_UINT(kfifo_size(&f), 0);
 	CHECK_INT(kfifo_alloc(&f, 1u << 31, GFP_KERNEL), -EINVAL);
