@@ -1356,6 +1356,13 @@ KFIFO_API void kfifo_notifier_close(struct kfifo_notifier *n);
  * it is lock-free for one producer and one consumer exactly as the byte
  * fifo is, and the _spinlocked calls serialise more of either side.
  *
+ * Concurrency, as for the byte calls: kfifo_in, kfifo_put, kfifo_from_user
+ * and kfifo_dma_in_* are the producer's; kfifo_out, kfifo_get, kfifo_peek,
+ * kfifo_out_peek, kfifo_skip(_count), kfifo_out_linear(_ptr),
+ * kfifo_to_user, kfifo_dma_out_* and kfifo_reset_out the consumer's; the
+ * size queries either side's; kfifo_alloc, kfifo_init, kfifo_free,
+ * kfifo_reset and INIT_KFIFO not while anyone else uses the fifo.
+ *
  * The section needs GNU C (typeof, statement expressions,
  * __builtin_choose_expr: gcc and clang), as the kernel does; in C++ and
  * other compilers only the byte API above exists.

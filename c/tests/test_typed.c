@@ -181,6 +181,23 @@ static void test_init_rounds_down_and_alloc_up_in_elements(void)
 	CHECK_UINT(kfifo_size(&own), 4);
 }
 
+/* The waits of the byte core count elements on an element fifo. */
+static void test_waits_count_elements(void)
+{
+	DECLARE_KFIFO(f, elem12_t, 4);
+	elem12_t e;
+
+	INIT_KFIFO(f);
+	mk_e12(&e, 1);
+	kfifo_put(&f, e);
+	kfifo_put(&f, e);
+	CHECK_INT(kfifo_wait_len(&f.kfifo, 2, 0), 0);
+	CHECK_INT(kfifo_wait_len(&f.kfifo, 3, 0), -ETIMEDOUT);
+	CHECK_INT(kfifo_wait_avail(&f.kfifo, 2, 0), 0);
+	CHECK_INT(kfifo_wait_avail(&f.kfifo, 3, 0), -ETIMEDOUT);
+	CHECK_INT(kfifo_wait_len(&f.kfifo, 5, 0), -EINVAL);
+}
+
 static void test_records_through_the_typed_calls(void)
 {
 	STRUCT_KFIFO_REC_2(1024) r;
@@ -314,6 +331,7 @@ int main(void)
 	RUN_TEST(test_elements_e12);
 	RUN_TEST(test_elements_sample);
 	RUN_TEST(test_init_rounds_down_and_alloc_up_in_elements);
+	RUN_TEST(test_waits_count_elements);
 	RUN_TEST(test_records_through_the_typed_calls);
 	RUN_TEST(test_plain_struct_kfifo_keeps_byte_counts);
 	RUN_TEST(test_one_producer_one_consumer_thread);
