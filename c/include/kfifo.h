@@ -151,6 +151,12 @@ static inline struct kfifo kfifo__initializer(unsigned int size, void *buffer)
 #define KFIFO__LITERAL(s, b) ((struct kfifo)KFIFO_INIT((s), (b)))
 #endif
 
+/*
+ * The three v0.3 declaration macros.  In C the typed API's section below
+ * redefines them to pick the form by the number of arguments (INIT_KFIFO:
+ * by KFIFO_TYPED_API); the KFIFO__*_V03 macros are the v0.3 bodies.
+ */
+
 /**
  * DECLARE_KFIFO - declare a fifo @name together with its @size-byte buffer
  * @name: name of the fifo
@@ -160,6 +166,7 @@ static inline struct kfifo kfifo__initializer(unsigned int size, void *buffer)
  * struct kfifo header in memory: unlike the seed (bug 1 of docs/spec.md 1.7)
  * data written to the fifo can never overwrite the header.
  */
+#define DECLARE_KFIFO(name, size) KFIFO__DECLARE_V03(name, size)
 #define KFIFO__DECLARE_V03(name, size)                                         \
 	union {                                                                \
 		struct kfifo name;                                             \
@@ -171,6 +178,7 @@ static inline struct kfifo kfifo__initializer(unsigned int size, void *buffer)
  * INIT_KFIFO - initialise a fifo declared with DECLARE_KFIFO
  * @name: name of the fifo
  */
+#define INIT_KFIFO(name) KFIFO__INIT_V03(name)
 #define KFIFO__INIT_V03(name)                                                  \
 	(name) = KFIFO__LITERAL(sizeof(name##_buffer) - sizeof(struct kfifo), \
 				name##_buffer + sizeof(struct kfifo))
@@ -182,15 +190,10 @@ static inline struct kfifo kfifo__initializer(unsigned int size, void *buffer)
  *
  * Usable at file scope or in a block.
  */
+#define DEFINE_KFIFO(name, size) KFIFO__DEFINE_V03(name, size)
 #define KFIFO__DEFINE_V03(name, size)                                          \
 	unsigned char name##_buffer[(size) + KFIFO__ASSERT_POW2(size)];        \
 	struct kfifo name = KFIFO_INIT((size), name##_buffer)
-
-/* In C the typed API's section below redefines these three to pick the
- * form by the number of arguments (INIT_KFIFO: by KFIFO_TYPED_API). */
-#define DECLARE_KFIFO(name, size) KFIFO__DECLARE_V03(name, size)
-#define INIT_KFIFO(name) KFIFO__INIT_V03(name)
-#define DEFINE_KFIFO(name, size) KFIFO__DEFINE_V03(name, size)
 
 /* ---- set-up and tear-down -------------------------------------------- */
 
