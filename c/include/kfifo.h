@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define KFIFO_VERSION_MAJOR 0
 #define KFIFO_VERSION_MINOR 1
@@ -164,6 +165,12 @@ static inline struct kfifo kfifo__initializer(unsigned int size, void *buffer)
 #define KFIFO__LITERAL(s, b) ((struct kfifo)KFIFO_INIT((s), (b)))
 #endif
 
+/*
+ * The three v0.3 declaration macros.  In C the typed API's section below
+ * redefines them to pick the form by the number of arguments (INIT_KFIFO:
+ * by KFIFO_TYPED_API); the KFIFO__*_V03 macros are the v0.3 bodies.
+ */
+
 /**
  * DECLARE_KFIFO - declare a fifo @name together with its @size-byte buffer
  * @name: name of the fifo
@@ -173,7 +180,8 @@ static inline struct kfifo kfifo__initializer(unsigned int size, void *buffer)
  * struct kfifo header in memory: unlike the seed (bug 1 of docs/spec.md 1.7)
  * data written to the fifo can never overwrite the header.
  */
-#define DECLARE_KFIFO(name, size)                                              \
+#define DECLARE_KFIFO(name, size) KFIFO__DECLARE_V03(name, size)
+#define KFIFO__DECLARE_V03(name, size)                                         \
 	union {                                                                \
 		struct kfifo name;                                             \
 		unsigned char name##_buffer[sizeof(struct kfifo) + (size) +    \
@@ -184,7 +192,8 @@ static inline struct kfifo kfifo__initializer(unsigned int size, void *buffer)
  * INIT_KFIFO - initialise a fifo declared with DECLARE_KFIFO
  * @name: name of the fifo
  */
-#define INIT_KFIFO(name)                                                       \
+#define INIT_KFIFO(name) KFIFO__INIT_V03(name)
+#define KFIFO__INIT_V03(name)                                                  \
 	(name) = KFIFO__LITERAL(sizeof(name##_buffer) - sizeof(struct kfifo), \
 				name##_buffer + sizeof(struct kfifo))
 
@@ -195,7 +204,8 @@ static inline struct kfifo kfifo__initializer(unsigned int size, void *buffer)
  *
  * Usable at file scope or in a block.
  */
-#define DEFINE_KFIFO(name, size)                                               \
+#define DEFINE_KFIFO(name, size) KFIFO__DEFINE_V03(name, size)
+#define KFIFO__DEFINE_V03(name, size)                                          \
 	unsigned char name##_buffer[(size) + KFIFO__ASSERT_POW2(size)];        \
 	struct kfifo name = KFIFO_INIT((size), name##_buffer)
 
@@ -1331,6 +1341,700 @@ KFIFO_API void kfifo_notifier_detach(struct kfifo_notifier *n);
  * @n: the notifier, or NULL (nothing happens)
  */
 KFIFO_API void kfifo_notifier_close(struct kfifo_notifier *n);
+
+/* ---- the kernel's typed API (2.6.36 to today) --------------------------- */
+
+/*
+ * Mainline (2.6.36 and later) made kfifo a family of typed fifos: a fifo is
+ * declared with the type of its elements (DECLARE_KFIFO(fifo, type, size),
+ * DECLARE_KFIFO_PTR(fifo, type)) or as a record fifo (STRUCT_KFIFO_REC_1,
+ * struct kfifo_rec_ptr_1), and every call is a macro that reads the
+ * element type and the record header size from the fifo's C type at
+ * compile time, counting in elements.  This section gives C programs that
+ * API beside the seed's (v0.3) and 2.6.33-35's, in one header:
+ *
+ *  - a plain struct kfifo stays the byte fifo of the calls above: every
+ *    macro below, handed a struct kfifo *, calls the function of the same
+ *    name, with byte counts (mainline's struct kfifo is the typed fifo of
+ *    unsigned char, so the two agree);
+ *  - names that both APIs use with different argument counts are told
+ *    apart by the count (DECLARE_KFIFO, DEFINE_KFIFO, kfifo_skip,
+ *    kfifo_out_peek, kfifo_from_user, kfifo_to_user);
+ *  - names with one argument count are told apart by the fifo's type
+ *    (__builtin_types_compatible_p with struct kfifo *);
+ *  - INIT_KFIFO, whose one argument cannot tell a v0.3 fifo (which needs
+ *    its name##_buffer) from a typed one, is mainline's when the program
+ *    defines KFIFO_TYPED_API before including <kfifo.h>, and the v0.3 one
+ *    otherwise.  kfifo_init_typed() is mainline's INIT_KFIFO under any
+ *    setting.
+ *
+ * docs/kernel-compatibility.md has the tables.  An element fifo is a
+ * struct kfifo whose @size, @in and @out count elements (kfifo_typed.c):
+ * it is lock-free for one producer and one consumer exactly as the byte
+ * fifo is, and the _spinlocked calls serialise more of either side.
+ *
+ * Concurrency, as for the byte calls: kfifo_in, kfifo_put, kfifo_from_user
+ * and kfifo_dma_in_* are the producer's; kfifo_out, kfifo_get, kfifo_peek,
+ * kfifo_out_peek, kfifo_skip(_count), kfifo_out_linear(_ptr),
+ * kfifo_to_user, kfifo_dma_out_* and kfifo_reset_out the consumer's; the
+ * size queries either side's; kfifo_alloc, kfifo_init, kfifo_free,
+ * kfifo_reset and INIT_KFIFO not while anyone else uses the fifo.
+ *
+ * The section needs GNU C (typeof, statement expressions,
+ * __builtin_choose_expr: gcc and clang), as the kernel does; in C++ and
+ * other compilers only the byte API above exists.
+ */
+
+/* private: the out-of-line half of the typed API (kfifo_typed.c) */
+KFIFO_API unsigned int kfifo__in_elem(struct kfifo *fifo, const void *from,
+				      unsigned int n, size_t esize);
+KFIFO_API unsigned int kfifo__out_elem(struct kfifo *fifo, void *to,
+				       unsigned int n, size_t esize);
+KFIFO_API unsigned int kfifo__out_peek_elem(struct kfifo *fifo, void *to,
+					    unsigned int n, size_t esize);
+KFIFO_API unsigned int kfifo__out_linear(struct kfifo *fifo,
+					 unsigned int *tail, unsigned int n);
+KFIFO_API unsigned int kfifo__out_linear_r(struct kfifo *fifo,
+					   unsigned int *tail, unsigned int n,
+					   unsigned int recsize);
+KFIFO_API unsigned int kfifo__prepare_elem(struct kfifo *fifo,
+					   struct kfifo_region r[2],
+					   unsigned int n, size_t esize,
+					   int in_side);
+KFIFO_API int kfifo__alloc_elem(struct kfifo *fifo, unsigned int n,
+				size_t esize);
+KFIFO_API int kfifo__init_elem(struct kfifo *fifo, void *buffer,
+			       unsigned int bytes, size_t esize);
+KFIFO_API unsigned int kfifo__out_r(struct kfifo *fifo, void *to,
+				    unsigned int n, unsigned int recsize,
+				    int remove);
+KFIFO_API unsigned int kfifo__dma_in_prepare_r(struct kfifo *fifo,
+					       struct kfifo_region r[2],
+					       unsigned int n,
+					       unsigned int recsize);
+KFIFO_API void kfifo__dma_in_finish_r(struct kfifo *fifo, unsigned int n,
+				      unsigned int recsize);
+KFIFO_API unsigned int kfifo__dma_out_prepare_r(struct kfifo *fifo,
+						struct kfifo_region r[2],
+						unsigned int n,
+						unsigned int recsize);
+
+#if defined(__GNUC__) && !defined(__cplusplus) &&                              \
+	!defined(KFIFO__LIBRARY_BUILD)
+
+/* ---- typed fifo declarations ---- */
+
+/*
+ * A typed fifo is a struct kfifo in a union with pointers that carry the
+ * element type (@type, @const_type), the type the calls take buffers of
+ * (@ptr, @ptr_const: void for record fifos and plain struct kfifo) and the
+ * record header size (@rectype: a pointer to char[recsize + 1]); none of
+ * the pointers is ever set or read, only their types are.  A fifo with a
+ * buffer of its own follows the union with it (@buf); a _PTR fifo has a
+ * zero-length @buf, which is how the calls tell the two apart.
+ */
+#define KFIFO__STRUCT_COMMON(t_, recsize_, ptrtype_)                           \
+	union {                                                                \
+		struct kfifo kfifo;                                            \
+		t_ *type;                                                      \
+		const t_ *const_type;                                          \
+		char (*rectype)[(recsize_) + 1];                               \
+		ptrtype_ *ptr;                                                 \
+		ptrtype_ const *ptr_const;                                     \
+	}
+
+#define KFIFO__STRUCT(t_, size_, recsize_, ptrtype_)                           \
+	{                                                                      \
+		KFIFO__STRUCT_COMMON(t_, recsize_, ptrtype_);                  \
+		t_ buf[((size_) < 2 || ((size_) & ((size_) - 1))) ? -1         \
+								   : (size_)];   \
+	}
+
+#define KFIFO__STRUCT_PTR(t_, recsize_, ptrtype_)                              \
+	{                                                                      \
+		KFIFO__STRUCT_COMMON(t_, recsize_, ptrtype_);                  \
+		__extension__ t_ buf[0];                                       \
+	}
+
+/**
+ * STRUCT_KFIFO - the type of a fifo of @size elements of type @t_
+ * @t_: the element type (any complete type)
+ * @size_: the number of elements, a compile-time power of two, at least 2
+ */
+#define STRUCT_KFIFO(t_, size_) struct KFIFO__STRUCT(t_, size_, 0, t_)
+
+/**
+ * STRUCT_KFIFO_PTR - the type of a fifo of @t_ whose buffer is allocated
+ * (kfifo_alloc()) or given (kfifo_init()) at run time
+ * @t_: the element type
+ */
+#define STRUCT_KFIFO_PTR(t_) struct KFIFO__STRUCT_PTR(t_, 0, t_)
+
+/**
+ * STRUCT_KFIFO_REC_1 - the type of a record fifo of @size_ bytes whose
+ * records have a 1-byte length header (0-255 bytes)
+ * @size_: the size in bytes, a compile-time power of two, at least 2
+ */
+#define STRUCT_KFIFO_REC_1(size_)                                              \
+	struct KFIFO__STRUCT(unsigned char, size_, 1, void)
+
+/**
+ * STRUCT_KFIFO_REC_2 - as STRUCT_KFIFO_REC_1(), 2-byte header (0-65535)
+ * @size_: the size in bytes
+ */
+#define STRUCT_KFIFO_REC_2(size_)                                              \
+	struct KFIFO__STRUCT(unsigned char, size_, 2, void)
+
+/* struct kfifo_rec_ptr_1, _2 - record fifos with a run-time buffer */
+struct kfifo_rec_ptr_1 KFIFO__STRUCT_PTR(unsigned char, 1, void);
+struct kfifo_rec_ptr_2 KFIFO__STRUCT_PTR(unsigned char, 2, void);
+
+/* private: how the macros see a plain struct kfifo (mainline's own
+ * struct kfifo: a _PTR fifo of unsigned char taking void buffers) */
+struct kfifo__plain KFIFO__STRUCT_PTR(unsigned char, 0, void);
+
+/* private: @f (a pointer to a fifo) as a typed fifo; a struct kfifo *
+ * becomes a struct kfifo__plain * to the same struct kfifo.  So does a
+ * void *, which the byte calls' prototypes convert to struct kfifo * and
+ * v0.3 code passes (an opaque handle, NULL). */
+#define KFIFO__IS_PLAIN(f)                                                     \
+	(__builtin_types_compatible_p(__typeof__(f), struct kfifo *) ||        \
+	 __builtin_types_compatible_p(__typeof__(f), void *))
+#define KFIFO__T(f)                                                            \
+	__builtin_choose_expr(KFIFO__IS_PLAIN(f),                              \
+			      (struct kfifo__plain *)(void *)(f), (f))
+#define KFIFO__K(f) (&KFIFO__T(f)->kfifo)
+#define KFIFO__IS_PTR(f) (sizeof(KFIFO__T(f)->buf) == 0)
+#define KFIFO__NBUF(f) ((unsigned int)(sizeof(KFIFO__T(f)->buf) /            \
+				       sizeof(*KFIFO__T(f)->type)))
+
+/**
+ * kfifo_esize - the size of one element in bytes (1 for record fifos and
+ * a plain struct kfifo); a compile-time constant
+ * @f: a pointer to the fifo
+ */
+#define kfifo_esize(f) ((unsigned int)sizeof(*KFIFO__T(f)->type))
+
+/**
+ * kfifo_recsize - the size of a record fifo's length header: 1 or 2, 0
+ * for an element fifo; a compile-time constant
+ * @f: a pointer to the fifo
+ */
+#define kfifo_recsize(f) ((unsigned int)sizeof(*KFIFO__T(f)->rectype) - 1u)
+
+/* Mainline reads the element type with typeof; so may a program. */
+#define kfifo__typeof_elem(f) __typeof__(*KFIFO__T(f)->type)
+
+/**
+ * DECLARE_KFIFO_PTR - declare a typed fifo whose buffer comes later
+ * @fifo: the name
+ * @t_: the element type
+ *
+ * kfifo_alloc() (sizes in elements) or kfifo_init() gives it a buffer.
+ */
+#define DECLARE_KFIFO_PTR(fifo, t_) STRUCT_KFIFO_PTR(t_) fifo
+
+#define KFIFO__DECLARE_TYPED(fifo, t_, size_) STRUCT_KFIFO(t_, size_) fifo
+
+/*
+ * DECLARE_KFIFO - with 3 arguments (fifo, type, size), mainline's: a fifo
+ * of @size elements of @type, buffer included (size a power of two, at
+ * least 2); INIT_KFIFO (with KFIFO_TYPED_API) or kfifo_init_typed()
+ * initialises it.  With 2 arguments, the v0.3 byte fifo above.
+ */
+#define KFIFO__PICK_4TH(a, b, c, name, ...) name
+#undef DECLARE_KFIFO
+#define DECLARE_KFIFO(...)                                                     \
+	KFIFO__PICK_4TH(__VA_ARGS__, KFIFO__DECLARE_TYPED, KFIFO__DECLARE_V03, \
+			~)(__VA_ARGS__)
+
+/*
+ * DEFINE_KFIFO - with 3 arguments, mainline's: defines and initialises a
+ * typed fifo (file scope or a block).  With 2, the v0.3 one.
+ */
+#define KFIFO__DEFINE_TYPED(fifo, t_, size_)                                   \
+	KFIFO__DECLARE_TYPED(fifo, t_, size_) = {                              \
+		.kfifo = { .buffer = (unsigned char *)(fifo).buf,              \
+			   .size = (size_) }                                   \
+	}
+#undef DEFINE_KFIFO
+#define DEFINE_KFIFO(...)                                                      \
+	KFIFO__PICK_4TH(__VA_ARGS__, KFIFO__DEFINE_TYPED, KFIFO__DEFINE_V03,   \
+			~)(__VA_ARGS__)
+
+/* private: INIT_KFIFO's work: a fresh fifo over @buf (NULL for _PTR) */
+static inline void kfifo__init_decl(struct kfifo *k, void *buf,
+				    unsigned int n)
+{
+	*k = KFIFO__LITERAL(n, n ? buf : NULL);
+}
+
+/**
+ * kfifo_init_typed - mainline's INIT_KFIFO, under any setting
+ * @fifo: a typed fifo (not a pointer to it), declared with DECLARE_KFIFO
+ *        (3 arguments), DECLARE_KFIFO_PTR or the STRUCT_KFIFO types
+ *
+ * Makes it an empty fifo over its own buffer (a _PTR fifo: of size 0).
+ */
+#define kfifo_init_typed(fifo)                                                 \
+	kfifo__init_decl(&(fifo).kfifo, (fifo).buf, KFIFO__NBUF(&(fifo)))
+
+#ifdef KFIFO_TYPED_API
+#undef INIT_KFIFO
+#define INIT_KFIFO(fifo) kfifo_init_typed(fifo)
+#endif
+
+/* ---- the calls: private inline helpers ---- */
+
+/* Each takes the struct kfifo and the two compile-time constants
+ * kfifo_esize() and kfifo_recsize() and folds to one call. */
+static inline unsigned int kfifo__t_in(struct kfifo *k, const void *from,
+				       unsigned int n, unsigned int esize,
+				       unsigned int recsize)
+{
+	if (recsize)
+		return kfifo_in_rec(k, from, n, recsize) == 0 ? n : 0;
+	if (esize == 1)
+		return (kfifo_in)(k, from, n);
+	return kfifo__in_elem(k, from, n, esize);
+}
+
+static inline unsigned int kfifo__t_out(struct kfifo *k, void *to,
+					unsigned int n, unsigned int esize,
+					unsigned int recsize)
+{
+	unsigned int l, ret;
+
+	if (recsize && n > 0) {
+		/* a record that fits @to: the byte core's record call, with
+		 * the constant @recsize's fast path (kfifo__out_r() says how
+		 * its results read) */
+		ret = kfifo_out_rec(k, to, n, recsize, &l);
+		if (ret == 0)
+			return l;
+		if (ret == n)
+			return 0;
+	}
+	if (recsize)
+		return kfifo__out_r(k, to, n, recsize, 1);
+	if (esize == 1)
+		return (kfifo_out)(k, to, n);
+	return kfifo__out_elem(k, to, n, esize);
+}
+
+static inline unsigned int kfifo__t_peek(struct kfifo *k, void *to,
+					 unsigned int n, unsigned int esize,
+					 unsigned int recsize)
+{
+	if (recsize)
+		return kfifo__out_r(k, to, n, recsize, 0);
+	if (esize == 1)
+		return (kfifo_out_peek)(k, to, n, 0);
+	return kfifo__out_peek_elem(k, to, n, esize);
+}
+
+static inline unsigned int kfifo__t_avail(struct kfifo *k,
+					  unsigned int recsize)
+{
+	return recsize ? kfifo_avail_rec(k, recsize) : (kfifo_avail)(k);
+}
+
+static inline void kfifo__t_skip(struct kfifo *k, unsigned int recsize)
+{
+	if (recsize)
+		kfifo_skip_rec(k, recsize);
+	else
+		(kfifo_skip)(k, 1);
+}
+
+static inline unsigned int kfifo__t_peek_len(struct kfifo *k,
+					     unsigned int esize,
+					     unsigned int recsize)
+{
+	if (recsize)
+		return kfifo_peek_rec(k, recsize);
+	return (kfifo_len)(k) * esize;
+}
+
+static inline KFIFO__MUST_CHECK int
+kfifo__t_alloc(struct kfifo *k, unsigned int n, kfifo_gfp_t gfp,
+	       unsigned int esize, int plain, int is_ptr)
+{
+	if (plain)
+		return (kfifo_alloc)(k, n, gfp);
+	return is_ptr ? kfifo__alloc_elem(k, n, esize) : -EINVAL;
+}
+
+static inline int kfifo__t_init(struct kfifo *k, void *buffer,
+				unsigned int bytes, unsigned int esize,
+				int plain, int is_ptr)
+{
+	if (plain)
+		return (kfifo_init)(k, buffer, bytes);
+	return is_ptr ? kfifo__init_elem(k, buffer, bytes, esize) : -EINVAL;
+}
+
+static inline void kfifo__t_free(struct kfifo *k, int is_ptr)
+{
+	if (is_ptr)
+		(kfifo_free)(k);
+}
+
+static inline int kfifo__t_from_user(struct kfifo *k, const void *from,
+				     unsigned int len, unsigned int *copied,
+				     unsigned int esize, unsigned int recsize)
+{
+	unsigned int c;
+
+	if (recsize)
+		c = kfifo_in_rec(k, from, len, recsize) == 0 ? len : 0;
+	else
+		c = kfifo__t_in(k, from, len / esize, esize, 0) * esize;
+	if (copied)
+		*copied = c;
+	return 0;
+}
+
+static inline int kfifo__t_to_user(struct kfifo *k, void *to,
+				   unsigned int len, unsigned int *copied,
+				   unsigned int esize, unsigned int recsize)
+{
+	unsigned int c;
+
+	if (recsize)
+		c = kfifo__out_r(k, to, len, recsize, 1);
+	else
+		c = kfifo__t_out(k, to, len / esize, esize, 0) * esize;
+	if (copied)
+		*copied = c;
+	return 0;
+}
+
+static inline unsigned int kfifo__t_linear(struct kfifo *k,
+					   unsigned int *tail, unsigned int n,
+					   unsigned int recsize)
+{
+	if (recsize)
+		return kfifo__out_linear_r(k, tail, n, recsize);
+	return kfifo__out_linear(k, tail, n);
+}
+
+/* ---- a userspace scatterlist, for kfifo_dma_* ---- */
+
+#ifndef KFIFO_NO_KERNEL_NAMES
+#define KFIFO__SG scatterlist
+#else
+#define KFIFO__SG kfifo_scatterlist
+#endif
+
+/* the page size sg_page() and @offset are relative to */
+#define KFIFO_SG_PAGE_SIZE 4096u
+
+/**
+ * struct scatterlist - one run of bytes of the fifo buffer (userspace)
+ * @offset: the offset of the run's first byte in its KFIFO_SG_PAGE_SIZE
+ *          page (sg_page())
+ * @length: the length of the run in bytes
+ * @dma_address: the run's first byte as an integer address, what a driver
+ *               would program into a device; in userspace it is the
+ *               virtual address (sg_virt()), which code that does its own
+ *               "DMA" (a read(), a memcpy()) writes to or reads from
+ * @dma_length: equal to @length
+ *
+ * The kernel's entry names a page and an offset; userspace has no page
+ * structs, so sg_page() is the address of the page the run starts in and
+ * sg_virt() the run's own address.  kfifo_dma_*_prepare() fill at most two
+ * entries (the fifo's free or stored space, split where it wraps), mark
+ * the last one (sg_is_last()) and return how many they filled.  Named
+ * struct kfifo_scatterlist when KFIFO_NO_KERNEL_NAMES is defined.
+ */
+struct KFIFO__SG {
+	unsigned char *kfifo__addr; /* private: the run's first byte */
+	unsigned int offset;
+	unsigned int length;
+	unsigned long long dma_address;
+	unsigned int dma_length;
+	unsigned int kfifo__last; /* private: sg_is_last() */
+};
+
+static inline void kfifo_sg_init_table(struct KFIFO__SG *sgl,
+				       unsigned int nents)
+{
+	unsigned int i;
+
+	for (i = 0; i < nents; i++)
+		sgl[i] = (struct KFIFO__SG){ 0 };
+	if (nents)
+		sgl[nents - 1].kfifo__last = 1;
+}
+
+static inline void *kfifo_sg_virt(const struct KFIFO__SG *sg)
+{
+	return sg->kfifo__addr;
+}
+
+static inline void *kfifo_sg_page(const struct KFIFO__SG *sg)
+{
+	return sg->kfifo__addr ? sg->kfifo__addr - sg->offset : NULL;
+}
+
+static inline int kfifo_sg_is_last(const struct KFIFO__SG *sg)
+{
+	return sg->kfifo__last != 0;
+}
+
+/* private: @r as scatterlist entries, at most @nents */
+static inline unsigned int kfifo__sg_fill(struct KFIFO__SG *sgl, int nents,
+					  const struct kfifo_region r[2])
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < 2; i++) {
+		if (r[i].len == 0 || nents <= 0 || k >= (unsigned int)nents)
+			continue;
+		sgl[k].kfifo__addr = r[i].data;
+		sgl[k].offset = (unsigned int)((uintptr_t)r[i].data &
+					       (KFIFO_SG_PAGE_SIZE - 1));
+		sgl[k].length = sgl[k].dma_length = r[i].len;
+		sgl[k].dma_address = (unsigned long long)(uintptr_t)r[i].data;
+		sgl[k].kfifo__last = 0;
+		k++;
+	}
+	if (k)
+		sgl[k - 1].kfifo__last = 1;
+	return k;
+}
+
+static inline unsigned int kfifo__t_dma_prepare(struct kfifo *k,
+						struct KFIFO__SG *sgl,
+						int nents, unsigned int len,
+						unsigned int esize,
+						unsigned int recsize,
+						int in_side)
+{
+	struct kfifo_region r[2];
+
+	if (recsize && in_side)
+		kfifo__dma_in_prepare_r(k, r, len, recsize);
+	else if (recsize)
+		kfifo__dma_out_prepare_r(k, r, len, recsize);
+	else
+		kfifo__prepare_elem(k, r, len, esize, in_side);
+	return kfifo__sg_fill(sgl, nents, r);
+}
+
+static inline void kfifo__t_dma_finish(struct kfifo *k, unsigned int len,
+				       unsigned int esize,
+				       unsigned int recsize, int in_side)
+{
+	if (recsize && in_side)
+		kfifo__dma_in_finish_r(k, len, recsize);
+	else if (recsize)
+		kfifo_skip_rec(k, recsize);
+	else if (in_side)
+		kfifo_in_finish(k, len / esize);
+	else
+		kfifo_out_finish(k, len / esize);
+}
+
+/* ---- the calls ---- */
+
+/* private: the typed fifo pointer, evaluated once, and its struct kfifo */
+#define KFIFO__TMP(f) __typeof__(KFIFO__T(f)) kfifo__tf = KFIFO__T(f)
+#define KFIFO__ARGS kfifo_esize(kfifo__tf), kfifo_recsize(kfifo__tf)
+/* private: the buffer argument of kfifo_in/out/out_peek, checked against
+ * the element type as mainline does, except that a fifo of 1-byte
+ * elements takes any pointer: the kernel builds with -Wno-pointer-sign,
+ * and its byte fifos are fed char, signed char and unsigned char alike */
+#define KFIFO__BUF(tf, b)                                                      \
+	__builtin_choose_expr(sizeof(*(tf)->type) == 1, (void *)(b), (b))
+
+/*
+ * Set-up and queries.  For a typed fifo, sizes and counts are in elements
+ * (bytes for record fifos), as in mainline; for a struct kfifo *, each is
+ * the function of the same name above.
+ */
+#define kfifo_initialized(f) (kfifo_initialized)(KFIFO__K(f))
+#define kfifo_size(f) (kfifo_size)(KFIFO__K(f))
+#define kfifo_len(f) (kfifo_len)(KFIFO__K(f))
+#define kfifo_is_empty(f) (kfifo_is_empty)(KFIFO__K(f))
+#define kfifo_is_full(f) (kfifo_is_full)(KFIFO__K(f))
+#define kfifo_reset(f) (kfifo_reset)(KFIFO__K(f))
+#define kfifo_reset_out(f) (kfifo_reset_out)(KFIFO__K(f))
+#define kfifo_avail(f) kfifo__t_avail(KFIFO__K(f), kfifo_recsize(f))
+#define kfifo_peek_len(f)                                                      \
+	kfifo__t_peek_len(KFIFO__K(f), kfifo_esize(f), kfifo_recsize(f))
+/* kfifo_alloc(fifo, n, gfp): a _PTR fifo gets n elements, rounded up to
+ * a power of two (at least 2); -EINVAL for a fifo with its own buffer. */
+#define kfifo_alloc(f, n, gfp)                                                 \
+	kfifo__t_alloc(KFIFO__K(f), (n), (gfp), kfifo_esize(f),                \
+		       KFIFO__IS_PLAIN(f), KFIFO__IS_PTR(f))
+/* kfifo_init(fifo, buffer, bytes): a _PTR fifo takes bytes / esize
+ * elements rounded down to a power of two (at least 2, else -EINVAL). */
+#define kfifo_init(f, buffer, bytes)                                           \
+	kfifo__t_init(KFIFO__K(f), (buffer), (bytes), kfifo_esize(f),          \
+		      KFIFO__IS_PLAIN(f), KFIFO__IS_PTR(f))
+#define kfifo_free(f) kfifo__t_free(KFIFO__K(f), KFIFO__IS_PTR(f))
+/* kfifo_alloc_node(fifo, n, gfp, node): userspace has no NUMA node to
+ * ask for; kfifo_alloc() */
+#define kfifo_alloc_node(f, n, gfp, node) ((void)(node), kfifo_alloc(f, n, gfp))
+
+/* kfifo_skip(fifo): drop one element (record); kfifo_skip(fifo, n): the
+ * byte call above.  kfifo_skip_count(fifo, n): drop n elements. */
+#define KFIFO__PICK_3RD(a, b, name, ...) name
+#define KFIFO__SKIP1(f) kfifo__t_skip(KFIFO__K(f), kfifo_recsize(f))
+#define kfifo_skip(...)                                                        \
+	KFIFO__PICK_3RD(__VA_ARGS__, kfifo_skip, KFIFO__SKIP1, ~)(__VA_ARGS__)
+#define kfifo_skip_count(f, n) (kfifo_skip)(KFIFO__K(f), (n))
+
+/* kfifo_put(fifo, val): store one element by value; 1, or 0 when full */
+#define kfifo_put(f, val)                                                      \
+	__extension__({                                                        \
+		KFIFO__TMP(f);                                                 \
+		__typeof__(*kfifo__tf->const_type) kfifo__tv = (val);          \
+		kfifo__t_in(&kfifo__tf->kfifo, &kfifo__tv, 1, KFIFO__ARGS);    \
+	})
+
+/* kfifo_get(fifo, ptr): take one element into *ptr; 1, or 0 when empty */
+#define kfifo_get(f, p)                                                        \
+	__extension__({                                                        \
+		KFIFO__TMP(f);                                                 \
+		__typeof__(kfifo__tf->ptr) kfifo__tp = (p);                    \
+		kfifo__t_out(&kfifo__tf->kfifo, kfifo__tp, 1, KFIFO__ARGS);    \
+	})
+
+/* kfifo_peek(fifo, ptr): copy the oldest element into *ptr, keep it */
+#define kfifo_peek(f, p)                                                       \
+	__extension__({                                                        \
+		KFIFO__TMP(f);                                                 \
+		__typeof__(kfifo__tf->ptr) kfifo__tp = (p);                    \
+		kfifo__t_peek(&kfifo__tf->kfifo, kfifo__tp, 1, KFIFO__ARGS);   \
+	})
+
+/* kfifo_in(fifo, buf, n): n elements (one record of n bytes) in */
+#define kfifo_in(f, b, n)                                                      \
+	__extension__({                                                        \
+		KFIFO__TMP(f);                                                 \
+		__typeof__(kfifo__tf->ptr_const) kfifo__tb = KFIFO__BUF(kfifo__tf, b);              \
+		kfifo__t_in(&kfifo__tf->kfifo, kfifo__tb, (n), KFIFO__ARGS);   \
+	})
+
+/* kfifo_out(fifo, buf, n): up to n elements (one record) out */
+#define kfifo_out(f, b, n)                                                     \
+	__extension__({                                                        \
+		KFIFO__TMP(f);                                                 \
+		__typeof__(kfifo__tf->ptr) kfifo__tb = KFIFO__BUF(kfifo__tf, b);                    \
+		kfifo__t_out(&kfifo__tf->kfifo, kfifo__tb, (n), KFIFO__ARGS);  \
+	})
+
+/* kfifo_out_peek(fifo, buf, n): as kfifo_out(), removing nothing;
+ * kfifo_out_peek(fifo, buf, n, offset): the byte call above */
+#define KFIFO__OUT_PEEK3(f, b, n)                                              \
+	__extension__({                                                        \
+		KFIFO__TMP(f);                                                 \
+		__typeof__(kfifo__tf->ptr) kfifo__tb = KFIFO__BUF(kfifo__tf, b);                    \
+		kfifo__t_peek(&kfifo__tf->kfifo, kfifo__tb, (n), KFIFO__ARGS); \
+	})
+#define kfifo_out_peek(...)                                                    \
+	KFIFO__PICK_5TH(__VA_ARGS__, kfifo_out_peek, KFIFO__OUT_PEEK3, ~)      \
+	(__VA_ARGS__)
+
+/* the _spinlocked forms take @lock around the call; userspace has no
+ * interrupts to save, so the _noirqsave forms are the same */
+#define kfifo_in_spinlocked(f, b, n, lock)                                     \
+	__extension__({                                                        \
+		kfifo_spinlock_t *kfifo__tl = (lock);                          \
+		unsigned int kfifo__tr;                                        \
+		kfifo_spin_lock(kfifo__tl);                                    \
+		kfifo__tr = kfifo_in((f), (b), (n));                           \
+		kfifo_spin_unlock(kfifo__tl);                                  \
+		kfifo__tr;                                                     \
+	})
+#define kfifo_out_spinlocked(f, b, n, lock)                                    \
+	__extension__({                                                        \
+		kfifo_spinlock_t *kfifo__tl = (lock);                          \
+		unsigned int kfifo__tr;                                        \
+		kfifo_spin_lock(kfifo__tl);                                    \
+		kfifo__tr = kfifo_out((f), (b), (n));                          \
+		kfifo_spin_unlock(kfifo__tl);                                  \
+		kfifo__tr;                                                     \
+	})
+#define kfifo_in_spinlocked_noirqsave kfifo_in_spinlocked
+#define kfifo_out_spinlocked_noirqsave kfifo_out_spinlocked
+#define kfifo_in_locked kfifo_in_spinlocked
+#define kfifo_out_locked kfifo_out_spinlocked
+#define kfifo_is_empty_spinlocked(f, lock)                                     \
+	__extension__({                                                        \
+		kfifo_spinlock_t *kfifo__tl = (lock);                          \
+		int kfifo__tr;                                                 \
+		kfifo_spin_lock(kfifo__tl);                                    \
+		kfifo__tr = kfifo_is_empty(f);                                 \
+		kfifo_spin_unlock(kfifo__tl);                                  \
+		kfifo__tr;                                                     \
+	})
+#define kfifo_is_empty_spinlocked_noirqsave kfifo_is_empty_spinlocked
+
+/* kfifo_from_user(fifo, from, len, copied), kfifo_to_user(...): @len
+ * and *@copied in bytes, as mainline; 0.  Three arguments: the v0.3
+ * byte calls above. */
+#define KFIFO__FROM_USER4(f, from, len, copied)                                \
+	kfifo__t_from_user(KFIFO__K(f), (from), (len), (copied),               \
+			   kfifo_esize(f), kfifo_recsize(f))
+#define KFIFO__TO_USER4(f, to, len, copied)                                    \
+	kfifo__t_to_user(KFIFO__K(f), (to), (len), (copied), kfifo_esize(f),   \
+			 kfifo_recsize(f))
+#undef kfifo_from_user
+#undef kfifo_to_user
+#define kfifo_from_user(...)                                                   \
+	KFIFO__PICK_5TH(__VA_ARGS__, KFIFO__FROM_USER4, kfifo_from_user, ~)    \
+	(__VA_ARGS__)
+#define kfifo_to_user(...)                                                     \
+	KFIFO__PICK_5TH(__VA_ARGS__, KFIFO__TO_USER4, kfifo_to_user, ~)        \
+	(__VA_ARGS__)
+
+/* kfifo_out_linear(fifo, &tail, n): how many of the oldest n elements
+ * (of the next record's bytes) lie in one run from buffer index *tail;
+ * kfifo_out_linear_ptr(fifo, &ptr, n): the same with *ptr the address */
+#define kfifo_out_linear(f, tail, n)                                           \
+	kfifo__t_linear(KFIFO__K(f), (tail), (n), kfifo_recsize(f))
+#define kfifo_out_linear_ptr(f, p, n)                                          \
+	__extension__({                                                        \
+		KFIFO__TMP(f);                                                 \
+		unsigned int kfifo__tt = 0;                                    \
+		unsigned int kfifo__tn =                                       \
+			kfifo_out_linear(kfifo__tf, &kfifo__tt, (n));          \
+		*(p) = (void *)(kfifo__tf->kfifo.buffer +                      \
+				(size_t)kfifo__tt * kfifo_esize(kfifo__tf));   \
+		kfifo__tn;                                                     \
+	})
+
+/* kfifo_dma_in_prepare(fifo, sgl, nents, n): scatterlist entries for room
+ * for n elements (a record of n bytes); the number of entries filled.
+ * kfifo_dma_in_finish(fifo, bytes): publish what was written (a record of
+ * that many bytes).  The _out_ pair mirrors them on the stored data. */
+#define kfifo_dma_in_prepare(f, sgl, nents, n)                                 \
+	kfifo__t_dma_prepare(KFIFO__K(f), (sgl), (nents), (n), kfifo_esize(f), \
+			     kfifo_recsize(f), 1)
+#define kfifo_dma_out_prepare(f, sgl, nents, n)                                \
+	kfifo__t_dma_prepare(KFIFO__K(f), (sgl), (nents), (n), kfifo_esize(f), \
+			     kfifo_recsize(f), 0)
+#define kfifo_dma_in_finish(f, bytes)                                          \
+	kfifo__t_dma_finish(KFIFO__K(f), (bytes), kfifo_esize(f),              \
+			    kfifo_recsize(f), 1)
+#define kfifo_dma_out_finish(f, bytes)                                         \
+	kfifo__t_dma_finish(KFIFO__K(f), (bytes), kfifo_esize(f),              \
+			    kfifo_recsize(f), 0)
+
+#ifndef KFIFO_NO_KERNEL_NAMES
+#define sg_init_table(sgl, n) kfifo_sg_init_table((sgl), (n))
+#define sg_virt(sg) kfifo_sg_virt(sg)
+#define sg_page(sg) kfifo_sg_page(sg)
+#define sg_is_last(sg) kfifo_sg_is_last(sg)
+#define sg_dma_address(sg) ((sg)->dma_address)
+#define sg_dma_len(sg) ((sg)->dma_length)
+#endif
+
+#endif /* GNU C, not C++ */
 
 /* ---- kernel names (docs/spec.md 1.6) ---------------------------------- */
 

@@ -7,6 +7,8 @@
 #ifndef KFIFO_COPY_H
 #define KFIFO_COPY_H
 
+/* the library defines the functions the typed API's macros shadow */
+#define KFIFO__LIBRARY_BUILD 1
 #include <kfifo.h>
 
 #include <string.h>

@@ -13,6 +13,8 @@
 #ifndef KFIFO_KIND_H
 #define KFIFO_KIND_H
 
+/* the library defines the functions the typed API's macros shadow */
+#define KFIFO__LIBRARY_BUILD 1
 #include <kfifo.h>
 
 /*

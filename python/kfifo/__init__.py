@@ -23,7 +23,8 @@ Leaving ``with f:`` ends the stream (``close()``) and frees the handle;
 and the ``queue`` module's exception of that name.
 
 Also in the package: :mod:`kfifo.model` (a pure-Python reference model),
-:mod:`kfifo.testing` (Hypothesis state machine, ``pip install
+:class:`kfifo.elements.ElementKfifo` (a fifo of fixed-size
+elements, the kernel's typed kfifo), :mod:`kfifo.testing` (Hypothesis state machine, ``pip install
 kfifo[testing]``) and the ``kfifo`` command line (``python -m kfifo``).
 """
 from types import TracebackType
@@ -31,8 +32,10 @@ from typing import Literal, Optional, Type
 
 from kfifo._kfifo import GIL_THRESHOLD, Empty, Full, Kfifo, Notifier, SpinLock
 from kfifo._kfifo import VERSION as __version__
+from kfifo.elements import ElementKfifo
 
-__all__ = ["Kfifo", "Notifier", "SpinLock", "Empty", "Full", "freeing", "GIL_THRESHOLD", "__version__"]
+__all__ = ["Kfifo", "Notifier", "SpinLock", "Empty", "Full", "freeing", "GIL_THRESHOLD", "__version__",
+           "ElementKfifo"]
 
 
 class freeing:

@@ -8,7 +8,10 @@ from typing import Any, Dict, Iterable, Iterator, Literal, Protocol, Union, fina
 
 from typing_extensions import Buffer, Self, deprecated, disjoint_base
 
-__all__ = ["Kfifo", "Notifier", "SpinLock", "Empty", "Full", "freeing", "GIL_THRESHOLD", "__version__"]
+from kfifo.elements import ElementKfifo as ElementKfifo
+
+__all__ = ["Kfifo", "Notifier", "SpinLock", "Empty", "Full", "freeing", "GIL_THRESHOLD", "__version__",
+           "ElementKfifo"]
 
 __version__: str
 #: copies of at least this many bytes run without the GIL

@@ -529,3 +529,223 @@ class KfifoModel:
         if self._freed:
             return f"<{name} freed>"
         return f"<{name} size={self._size} len={self._len()} in={self._in} out={self._out}>"
+
+
+# ----------------------------------------------------------------------
+# Element fifos: the kernel's typed API (docs/kernel-compatibility.md)
+# ----------------------------------------------------------------------
+class ElementKfifoModel:
+    """Reference model of an element fifo: the C typed API and :class:`kfifo.elements.ElementKfifo`.
+
+    A fifo of ``size`` elements (at least 2, else ``ValueError``, as
+    ``kfifo_alloc()`` returns ``-EINVAL``; rounded up to a power of two)
+    of ``itemsize`` bytes each, counted in elements.  Elements are ``bytes``
+    of length ``itemsize``; buffers are their concatenation.  Like
+    :class:`KfifoModel`, the indices are free-running 32-bit element
+    counters (``start`` sets both), the fill level is ``in - out`` modulo
+    ``2**32`` and an element lives at ``index & (size - 1)``: that is what
+    ``out_linear`` reports.
+
+    Calls (C name without ``kfifo_``): ``in_(data) -> int`` (whole
+    elements stored, ``min(len(data) // itemsize, avail)``), ``out(n) ->
+    bytes``, ``out_peek(n) -> bytes``, ``put(elem) -> int`` (1 or 0),
+    ``get()``/``peek()`` (an element or ``None``), ``skip()``,
+    ``skip_count(n)`` (at most ``len``), ``from_user(data) -> int`` and
+    ``to_user(nbytes) -> bytes`` (byte counts, whole elements),
+    ``out_linear(n) -> (count, tail)``, ``peek_len()`` (bytes stored),
+    ``len``, ``avail``, ``size``, ``is_empty``, ``is_full``, ``reset``,
+    ``reset_out``.
+    """
+
+    def __init__(self, size: int, itemsize: int, *, start: int = 0) -> None:
+        size = operator.index(size)
+        itemsize = operator.index(itemsize)
+        if size < 2 or itemsize < 1:
+            raise ValueError("size must be at least 2 and itemsize at least 1")
+        self._size = 1 << (size - 1).bit_length()
+        self._esize = itemsize
+        self._slots: List[bytes] = [bytes(itemsize)] * self._size
+        self._in = self._out = operator.index(start) & UINT_MAX
+
+    def _len(self) -> int:
+        return (self._in - self._out) & UINT_MAX
+
+    def _elems(self, data: bytes) -> List[bytes]:
+        k = self._esize
+        return [bytes(data[i:i + k]) for i in range(0, len(data) - len(data) % k, k)]
+
+    def _at(self, index: int) -> bytes:
+        return self._slots[index & (self._size - 1)]
+
+    @property
+    def itemsize(self) -> int:
+        return self._esize
+
+    def size(self) -> int:
+        return self._size
+
+    def len(self) -> int:
+        return self._len()
+
+    def avail(self) -> int:
+        return self._size - self._len()
+
+    def is_empty(self) -> bool:
+        return self._len() == 0
+
+    def is_full(self) -> bool:
+        return self._len() == self._size
+
+    def peek_len(self) -> int:
+        return self._len() * self._esize
+
+    def in_(self, data: Any) -> int:
+        elems = self._elems(bytes(_readable(data)))[:self.avail()]
+        for e in elems:
+            self._slots[self._in & (self._size - 1)] = e
+            self._in = (self._in + 1) & UINT_MAX
+        return len(elems)
+
+    def put(self, elem: bytes) -> int:
+        return self.in_(elem)
+
+    def out_peek(self, n: int) -> bytes:
+        n = min(operator.index(n), self._len())
+        return b"".join(self._at(self._out + i) for i in range(n))
+
+    def out(self, n: int) -> bytes:
+        data = self.out_peek(n)
+        self._out = (self._out + len(data) // self._esize) & UINT_MAX
+        return data
+
+    def get(self) -> Any:
+        return self.out(1) or None
+
+    def peek(self) -> Any:
+        return self.out_peek(1) or None
+
+    def skip_count(self, n: int) -> None:
+        self._out = (self._out + min(operator.index(n), self._len())) & UINT_MAX
+
+    def skip(self) -> None:
+        self.skip_count(1)
+
+    def from_user(self, data: Any) -> int:
+        return self.in_(data) * self._esize
+
+    def to_user(self, nbytes: int) -> bytes:
+        return self.out(operator.index(nbytes) // self._esize)
+
+    def out_linear(self, n: int) -> Tuple[int, int]:
+        tail = self._out & (self._size - 1)
+        return min(operator.index(n), self._len(), self._size - tail), tail
+
+    def reset(self) -> None:
+        self._in = self._out = 0
+
+    def reset_out(self) -> None:
+        self._out = self._in
+
+
+class TypedRecordKfifoModel:
+    """Reference model of a record fifo of the C typed API (``STRUCT_KFIFO_REC_1``/``_2``).
+
+    The bytes are :class:`KfifoModel`'s records (docs/spec.md 1.4 wire
+    format, a record too long for its header refused); what differs is
+    what the typed calls return, as in mainline: ``in_(data)`` returns
+    ``len(data)`` or 0; ``out(n)``/``out_peek(n)`` return at most ``n``
+    bytes of the next record and ``out`` removes the whole record however
+    long (``b""`` when no whole record is stored); ``avail`` is the
+    longest record that fits now; ``peek_len`` the next record's length;
+    ``len`` counts bytes, headers included; ``skip`` is
+    :meth:`KfifoModel.skip_rec`; ``put``/``get``/``peek`` move one-byte
+    records (``get``/``peek`` return ``None`` for nothing copied);
+    ``out_linear(n)`` is ``(count, tail)`` of the next record's data, or
+    ``(0, None)`` without a whole record.
+    """
+
+    def __init__(self, size: int, recsize: int, *, start: int = 0) -> None:
+        size = operator.index(size)
+        if size < 2 or recsize not in (1, 2):
+            raise ValueError("size must be at least 2 and recsize 1 or 2")
+        self._fifo = KfifoModel(size, start=start)
+        self._recsize = recsize
+
+    def _next(self) -> int:
+        """The next record's length, or -1 without a whole record."""
+        f, r = self._fifo, self._recsize
+        if f.len() < r:
+            return -1
+        length = f.peek_rec(r)
+        return length if f.len() - r >= length else -1
+
+    def size(self) -> int:
+        return self._fifo.size()
+
+    def len(self) -> int:
+        return self._fifo.len()
+
+    def is_empty(self) -> bool:
+        return self._fifo.is_empty()
+
+    def is_full(self) -> bool:
+        return self._fifo.is_full()
+
+    def avail(self) -> int:
+        return max(0, min(self._fifo.avail() - self._recsize, _RECORD_LIMIT[self._recsize]))
+
+    def peek_len(self) -> int:
+        return self._fifo.peek_rec(self._recsize)
+
+    def in_(self, data: Any) -> int:
+        data = bytes(_readable(data))
+        return len(data) if self._fifo.in_rec(data, self._recsize) == 0 else 0
+
+    def put(self, byte: bytes) -> int:
+        return self.in_(byte)
+
+    def out_peek(self, n: int) -> bytes:
+        length = self._next()
+        if length < 0:
+            return b""
+        first, second = self._fifo.out_prepare(self._recsize + min(operator.index(n), length))
+        return (bytes(first) + bytes(second))[self._recsize:]
+
+    def out(self, n: int) -> bytes:
+        data = self.out_peek(n)
+        length = self._next()
+        if length >= 0:
+            self._fifo.skip(self._recsize + length)
+        return data
+
+    def get(self) -> Any:
+        return self.out(1) or None
+
+    def peek(self) -> Any:
+        return self.out_peek(1) or None
+
+    def skip(self) -> None:
+        self._fifo.skip_rec(self._recsize)
+
+    def from_user(self, data: Any) -> int:
+        return self.in_(data)
+
+    def to_user(self, nbytes: int) -> bytes:
+        return self.out(nbytes)
+
+    def out_linear(self, n: int) -> Tuple[int, Any]:
+        length = self._next()
+        if length < 0:
+            return 0, None
+        size = self._fifo.size()
+        tail = (self._fifo.out_index + self._recsize) & (size - 1)
+        return min(operator.index(n), length, size - tail), tail
+
+    def reset(self) -> None:
+        self._fifo.reset()
+
+    def reset_out(self) -> None:
+        self._fifo.reset_out()
+
+
+__all__ += ["ElementKfifoModel", "TypedRecordKfifoModel"]
