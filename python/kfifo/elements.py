@@ -230,10 +230,22 @@ class ElementKfifo:
         """Free the buffer; afterwards every call raises ``ValueError``."""
         self._fifo.free()
 
+    def close(self) -> None:
+        """End the stream: the peer's waits see end of stream (``Kfifo.close``)."""
+        self._fifo.close()
+
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`close` (by this handle or another one)."""
+        return bool(self._fifo.closed)
+
     def __enter__(self) -> "ElementKfifo":
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Leaving ``with`` closes, then frees, as ``with`` on a Kfifo does."""
+        if not self._fifo.is_freed():
+            self._fifo.close()
         self.free()
 
     def __repr__(self) -> str:
