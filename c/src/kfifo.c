@@ -46,6 +46,9 @@ void kfifo__clear(struct kfifo *fifo)
 	fifo->buffer = NULL;
 	fifo->size = 0;
 	fifo->flags = 0;
+	fifo->kfifo__in_lock = fifo->kfifo__out_lock = 0;
+	fifo->kfifo__in_hold = fifo->kfifo__out_hold = 0;
+	fifo->kfifo__in_claim = fifo->kfifo__out_claim = 0;
 	kfifo_reset(fifo);
 	kfifo__wait_clear(fifo);
 }
@@ -125,8 +128,11 @@ void kfifo_reset_out(struct kfifo *fifo)
 {
 	enum kfifo__kind kind = kfifo__kind(fifo);
 
+	if (kfifo__side_enter(fifo, KFIFO__OUT_SIDE) != 0)
+		return;
 	kfifo__set_out(fifo, kfifo__load_acquire(kfifo__in_word(fifo, kind)),
 		       kind);
+	kfifo__side_leave(fifo, KFIFO__OUT_SIDE);
 }
 
 int kfifo_valid(struct kfifo *fifo)
@@ -216,7 +222,7 @@ KFIFO__INLINE unsigned int kfifo__in_impl(struct kfifo *fifo,
 	return kfifo__publish_in(fifo, in + n, kind, n);
 }
 
-KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__in_impl,
+KFIFO__HANDLE_INSTANCE(KFIFO__IN_SIDE, 0, unsigned int, kfifo__in_impl,
 		       (struct kfifo *fifo, const void *from, unsigned int n),
 		       fifo, from, n)
 
@@ -240,7 +246,7 @@ KFIFO__INLINE unsigned int kfifo__out_impl(struct kfifo *fifo, void *to,
 	return kfifo__publish_out(fifo, out + n, kind, n);
 }
 
-KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_impl,
+KFIFO__HANDLE_INSTANCE(KFIFO__OUT_SIDE, 0, unsigned int, kfifo__out_impl,
 		       (struct kfifo *fifo, void *to, unsigned int n), fifo, to,
 		       n)
 
@@ -301,10 +307,14 @@ int kfifo_to_user_copied(struct kfifo *fifo, void *to, unsigned int n,
 void kfifo_skip(struct kfifo *fifo, unsigned int len)
 {
 	enum kfifo__kind kind = kfifo__kind(fifo);
-	unsigned int out = kfifo__own_out(fifo, kind);
-	unsigned int in = kfifo__load_acquire(kfifo__in_word(fifo, kind));
+	unsigned int out, in;
 
+	if (kfifo__side_enter(fifo, KFIFO__OUT_SIDE) != 0)
+		return;
+	out = kfifo__own_out(fifo, kind);
+	in = kfifo__load_acquire(kfifo__in_word(fifo, kind));
 	kfifo__set_out(fifo, len < in - out ? out + len : in, kind);
+	kfifo__side_leave(fifo, KFIFO__OUT_SIDE);
 }
 
 /* ---- locked calls ----------------------------------------------------- */
