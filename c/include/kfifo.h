@@ -1329,7 +1329,8 @@ KFIFO_API void kfifo_out_unlock(struct kfifo *fifo);
  *
  * Another process may then produce (consume) in a fifo of one producer
  * (consumer) where this one did.  The handle stays usable (its next call
- * claims again).  A process that dies gives its claims up by itself.
+ * claims again).  kfifo_free() of a handle calls it; a process that dies
+ * gives its claims up by itself.  Does nothing on an ordinary fifo.
  *
  * Concurrency: not while this process uses the handle.
  */

@@ -108,6 +108,8 @@ int kfifo_alloc(struct kfifo *fifo, unsigned int size, kfifo_gfp_t gfp_mask)
 
 void kfifo_free(struct kfifo *fifo)
 {
+	/* a handle gives its process's claims up (kfifo_shared_detach()) */
+	kfifo_shared_detach(fifo);
 	if (fifo->flags & KFIFO__OWNS_BUFFER)
 		free(fifo->buffer);
 	kfifo__clear(fifo);
