@@ -47,6 +47,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -63,8 +64,9 @@
 #define KFIFO__LOCK_OWNER 0x3fffffffu
 /* the hold depth's bit: a prepare keeps the side until its finish */
 #define KFIFO__HOLD_KEPT 0x80000000u
-/* spins before sleeping, and the length of one sleep */
+/* spins and yields before sleeping, and the length of one sleep */
 #define KFIFO__LOCK_SPINS 64
+#define KFIFO__LOCK_YIELDS 4
 #define KFIFO__LOCK_SLICE_NS 2000000L
 
 /* KFIFO_LOCK_PATIENCE_MS; private, so that a test can shorten it */
@@ -182,11 +184,16 @@ static int kfifo__lock_take(unsigned int *word, unsigned int me,
 	long long deadline = 0;
 	int i;
 
-	for (i = 0; i < KFIFO__LOCK_SPINS; i++) {
-		cur = 0;
-		if (kfifo__cas(word, &cur, me))
+	/* test and test-and-set: spin on a load (the line stays shared
+	 * until the holder lets go), then let a preempted holder run */
+	for (i = 0; i < KFIFO__LOCK_SPINS + KFIFO__LOCK_YIELDS; i++) {
+		cur = __atomic_load_n(word, __ATOMIC_RELAXED);
+		if (cur == 0 && kfifo__cas(word, &cur, me))
 			return 0;
-		kfifo__cpu_relax();
+		if (i < KFIFO__LOCK_SPINS)
+			kfifo__cpu_relax();
+		else
+			sched_yield();
 	}
 	if (kind == KFIFO__HANDLE)
 		deadline = kfifo__now_ms() + kfifo__lock_patience_ms;
