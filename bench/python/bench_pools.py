@@ -255,13 +255,112 @@ def run(peer, producers, consumers, n, size):
     return producers * n / took
 
 
+# ---- threads of one process ------------------------------------------------------------------
+
+
+def thread_run(peer, producers, consumers, n):
+    """P producer threads and C consumer threads, 16-byte records: kfifo
+    (put_rec / get_recs(256), close()) or queue.SimpleQueue (put / get,
+    None sentinels).  Items per second."""
+    import queue
+    import threading
+    if peer == "kfifo":
+        q = kfifo.Kfifo(FIFO, producers="many" if producers > 1 else "one",
+                        consumers="many" if consumers > 1 else "one")
+    else:
+        q = queue.SimpleQueue()
+    data = [items(p, n, 16) for p in range(producers)]
+    results = []
+    go = threading.Event()
+
+    def produce(p):
+        go.wait()
+        if peer == "kfifo":
+            for it in data[p]:
+                q.put_rec(it, 1)
+        else:
+            for it in data[p]:
+                q.put(it)
+
+    def consume():
+        acc = [0, 0, n]
+        go.wait()
+        if peer == "kfifo":
+            while True:
+                b = q.get_recs(256, 1)
+                if not b:
+                    break
+                tally(b, acc)
+        else:
+            while True:
+                it = q.get()
+                if it is None:
+                    break
+                tally((it,), acc)
+        results.append(acc)
+
+    ts = [threading.Thread(target=consume) for _ in range(consumers)]
+    ps = [threading.Thread(target=produce, args=(p,)) for p in range(producers)]
+    for t in ts + ps:
+        t.start()
+    t0 = time.perf_counter()
+    go.set()
+    for t in ps:
+        t.join()
+    if peer == "kfifo":
+        q.close()
+    else:
+        for _ in ts:
+            q.put(None)
+    for t in ts:
+        t.join()
+    took = time.perf_counter() - t0
+    if sum(a[0] for a in results) != producers * n or sum(a[1] for a in results) != expected(producers, n):
+        raise SystemExit(f"threads {peer} {producers}x{consumers}: wrong items")
+    return producers * n / took
+
+
+def threads_main(args):
+    rows = []
+    for producers, consumers in ((1, 4), (2, 2), (4, 1)):
+        n = (20000 if args.quick else 300000) // producers
+        rates = {"kfifo": [], "queue.SimpleQueue": []}
+        for _ in range(args.repeats):
+            rates["kfifo"].append(thread_run("kfifo", producers, consumers, n))
+            rates["queue.SimpleQueue"].append(thread_run("simple", producers, consumers, n))
+        ratios = benchlib.paired_median_ratios(rates, "kfifo")
+        for peer in rates:
+            med = statistics.median(rates[peer])
+            rows.append((f"{producers}x{consumers}", peer, med, ratios[peer]))
+            print(f"threads 16 B {producers}x{consumers} {peer:<18} {med / 1e3:10.1f} k items/s   "
+                  f"kfifo {ratios[peer]:.2f}x", flush=True)
+    if args.out:
+        lines = ["", "## Threads of one process", "",
+                 time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()) +
+                 f"; medians of {args.repeats} paired runs. 16-byte records: kfifo "
+                 "`Kfifo(FIFO, producers=..., consumers=...)` put_rec / get_recs(256) against "
+                 "`queue.SimpleQueue` put / get.", "",
+                 benchlib.load_line(), "",
+                 "| threads producers x consumers | peer | rate | kfifo / peer |", "|---|---|---:|---:|"]
+        for shape, peer, med, ratio in rows:
+            lines.append(f"| {shape} | {peer} | {med / 1e6:.3f} M rec/s | {ratio:.2f}× |")
+        lines += ["", f"`python bench/python/bench_pools.py --threads --repeats {args.repeats} --out`", ""]
+        with open(os.path.join(benchlib.RESULTS, "pools.md"), "a") as fh:
+            fh.write("\n".join(lines))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--threads", action="store_true",
+                    help="threads of one process against queue.SimpleQueue (appends to pools.md)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="fewer items (a smoke run)")
     ap.add_argument("--out", action="store_true", help="write bench/results/pools.md")
     ap.add_argument("--shapes", default=",".join(f"{p}x{c}" for p, c in SHAPES))
     args = ap.parse_args()
+    if args.threads:
+        threads_main(args)
+        return
     shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
     total16 = 20000 if args.quick else 200000
     total64k = 200 if args.quick else 1000

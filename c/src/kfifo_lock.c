@@ -66,7 +66,7 @@
 #define KFIFO__HOLD_KEPT 0x80000000u
 /* spins and yields before sleeping, and the length of one sleep */
 #define KFIFO__LOCK_SPINS 64
-#define KFIFO__LOCK_YIELDS 4
+#define KFIFO__LOCK_YIELDS 64
 #define KFIFO__LOCK_SLICE_NS 2000000L
 
 /* KFIFO_LOCK_PATIENCE_MS; private, so that a test can shorten it */
