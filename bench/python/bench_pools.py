@@ -85,15 +85,20 @@ def kf_produce(q, p, n, size, go):
             q.put_rec(it, 0)
 
 
+def kf_drain_recs(q, acc):
+    """16-byte records in batches of 256 until the end of the stream."""
+    while True:
+        b = q.get_recs(256, 1)
+        if not b:
+            return
+        tally(b, acc)
+
+
 def kf_consume(q, n, size, go, out):
     acc = [0, 0, n]
     go.wait()
     if size <= 16:
-        while True:
-            b = q.get_recs(256, 1)
-            if not b:
-                break
-            tally(b, acc)
+        kf_drain_recs(q, acc)
     else:
         while True:
             try:
@@ -286,11 +291,7 @@ def thread_run(peer, producers, consumers, n):
         acc = [0, 0, n]
         go.wait()
         if peer == "kfifo":
-            while True:
-                b = q.get_recs(256, 1)
-                if not b:
-                    break
-                tally(b, acc)
+            kf_drain_recs(q, acc)
         else:
             while True:
                 it = q.get()
