@@ -42,7 +42,7 @@ def main(processes: int = 4, lines: int = 20_000) -> int:
     apps = [multiprocessing.Process(target=app, args=(fifo, f"app{i}", lines)) for i in range(processes)]
     for p in apps:
         p.start()
-    last = {}
+    last: dict[str, int] = {}
     count = 0
     while count < processes * lines:
         for rec in fifo.get_recs(1024, 2, timeout=30):

@@ -32,7 +32,7 @@ def main(count: int = 100_000, workers: int = 4) -> int:
     pool = [multiprocessing.Process(target=worker, args=(jobs, results)) for _ in range(workers)]
     for p in pool:
         p.start()
-    done = {}
+    done: dict[int, int] = {}
     sent = 0
     while len(done) < count:
         while sent < count and jobs.in_rec(JOB.pack(sent), 1) == 0:  # 0: stored

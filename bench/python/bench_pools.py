@@ -128,14 +128,18 @@ def q_produce(q, p, n, size, go):
     data = items(p, n, size)
     go.wait()
     for it in data:
-        q.put(it)
+        q.put(it, True, 600)  # faster-fifo's default gives up after 10 s
 
 
 def ff_consume(q, n, size, go, out):
     acc = [0, 0, n]
     go.wait()
+    import queue
     while True:
-        b = q.get_many(max_messages_to_get=256, timeout=600)
+        try:
+            b = q.get_many(max_messages_to_get=256, max_bytes_to_get=4 * FIFO, timeout=600)
+        except queue.Empty:  # its wait can end early with 64 KiB items and many consumers
+            continue
         ends = b.count(None)
         tally([it for it in b if it is not None], acc)
         if ends:
