@@ -137,8 +137,8 @@ def ff_consume(q, n, size, go, out):
     import queue
     while True:
         try:
-            b = q.get_many(max_messages_to_get=256, max_bytes_to_get=4 * FIFO, timeout=600)
-        except queue.Empty:  # its wait can end early with 64 KiB items and many consumers
+            b = q.get_many(max_messages_to_get=256, timeout=600)
+        except queue.Empty:  # its wait can end early when another consumer was first
             continue
         ends = b.count(None)
         tally([it for it in b if it is not None], acc)
