@@ -388,7 +388,8 @@ def main():
 
 
 def write(rows, args):
-    import faster_fifo  # noqa: F401
+    from importlib.metadata import version
+
     import zmq
     lines = [
         "# kfifo benchmark: worker pools and fan-in between processes",
@@ -396,7 +397,7 @@ def write(rows, args):
         time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()) + f"; {benchlib.machine_line()}; "
         f"Python {sys.version.split()[0]}; start method fork; medians of {args.repeats} paired runs.",
         "",
-        f"Versions: kfifo {kfifo.__version__}; faster-fifo (PyPI faster-fifo); pyzmq {zmq.__version__}.",
+        f"Versions: kfifo {kfifo.__version__}; faster-fifo {version('faster-fifo')}; pyzmq {zmq.__version__}.",
         "",
         benchlib.load_line(),
         "",
