@@ -153,10 +153,12 @@ def test_processes_exactly_once(producers, consumers, per, size, batch, how):
 # ---- workers killed with SIGKILL ------------------------------------------------------------
 
 
-def _logging_consumer(f, log, count):
+def _logging_consumer(f, log, counts, i):
     """Take records one at a time, marking each in the shared *log* (a
     byte per record) before taking the next: killed anywhere, it leaves
-    at most the record in its hands unmarked."""
+    at most the record in its hands unmarked.  No lock of multiprocessing
+    here (a worker killed holding one would stop the others): its own
+    count in *counts*."""
     while True:
         r = f.get_rec(1)
         if r is None:
@@ -164,8 +166,7 @@ def _logging_consumer(f, log, count):
         p, s, c = REC.unpack(r)
         assert c == check_word(p, s)
         log[p * 100000 + s] += 1
-        with count.get_lock():
-            count.value += 1
+        counts[i] += 1
 
 
 @settings(deadline=None, max_examples=6, suppress_health_check=[HealthCheck.too_slow])
@@ -180,12 +181,12 @@ def test_workers_killed_anywhere(kill_after, size):
     per = 4000
     f = kfifo.Kfifo(size, shared=True, producers="many", consumers="many")
     log = FORK.RawArray("B", 2 * 100000)
-    count = FORK.Value("l", 0)
-    cs = [FORK.Process(target=_logging_consumer, args=(f, log, count)) for _ in range(3)]
+    counts = FORK.RawArray("l", 3)
+    cs = [FORK.Process(target=_logging_consumer, args=(f, log, counts, i)) for i in range(3)]
     ps = [FORK.Process(target=produce, args=(f, p, per, 1)) for p in range(2)]
     for pr in cs + ps:
         pr.start()
-    while count.value < kill_after and any(p.is_alive() for p in ps):
+    while sum(counts) < kill_after and any(p.is_alive() for p in ps):
         os.sched_yield()
     os.kill(cs[0].pid, signal.SIGKILL)
     os.kill(ps[1].pid, signal.SIGKILL)

@@ -27,8 +27,9 @@
  * Liveness.  In one process (an ordinary fifo), the holder lives if
  * tgkill(our pid, tid, 0) finds it: that also frees a lock held, in a
  * child of fork(), by a thread of the parent that the child does not
- * have.  Across processes (a handle), kill(tid, 0): ESRCH only once the
- * thread is gone.  A recycled thread id looks alive: the lock is then
+ * have.  Across processes (a handle), kill(tid, 0): ESRCH once the
+ * thread is gone; a killed process not yet reaped by its parent (a
+ * zombie) counts as gone too (/proc/ID/stat).  A recycled thread id looks alive: the lock is then
  * recovered only when that thread ends (or, on a handle, the taker gives
  * up after KFIFO_LOCK_PATIENCE_MS).
  *
@@ -46,9 +47,12 @@
 #include "kfifo_kind.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -110,8 +114,35 @@ static unsigned int kfifo__self_pid(void)
 	return pid;
 }
 
-/* Whether the thread (process) @id is gone for good.  EPERM means it
- * lives under another user. */
+/*
+ * Whether thread @id has exited but was not reaped yet: a killed process
+ * stays a zombie until its parent waits for it, and kill() still finds
+ * it.  A pool's parent often waits for its workers only at the end, so a
+ * zombie holder must count as dead, or the pool would stop until then.
+ * Its state is the field after the command's closing parenthesis in
+ * /proc/ID/stat (without /proc: not known, so alive).
+ */
+static int kfifo__zombie(unsigned int id)
+{
+	char path[32], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", id);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT; /* gone since the kill() */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p != NULL && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+/* Whether the thread (process) @id is gone for good: no such thread, or
+ * a zombie.  EPERM means it lives under another user. */
 static int kfifo__gone(unsigned int id, enum kfifo__kind kind)
 {
 	int r;
@@ -120,7 +151,9 @@ static int kfifo__gone(unsigned int id, enum kfifo__kind kind)
 		r = (int)syscall(SYS_tgkill, (int)getpid(), (int)id, 0);
 	else
 		r = kill((pid_t)id, 0);
-	return r == -1 && errno == ESRCH;
+	if (r == -1)
+		return errno == ESRCH;
+	return kfifo__zombie(id);
 }
 
 /* ---- the futex word ---------------------------------------------------- */
