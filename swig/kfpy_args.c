@@ -457,7 +457,7 @@ PyObject *kfpy_put_rec_fast(PyObject *self, PyObject *const *args,
 		if (PyBytes_CheckExact(data) &&
 		    (size_t)PyBytes_GET_SIZE(data) < KFPY_GIL_THRESHOLD &&
 		    kfpy_small_uint(args[1], &recsize) && recsize <= 2 &&
-		    !k->freed && !kf_side_in_flight(&k->st->prod) &&
+		    !k->freed && kf_side_idle(&k->st->prod) &&
 		    kfifo__in_rec_open(&k->st->fifo, PyBytes_AS_STRING(data),
 				       (unsigned int)PyBytes_GET_SIZE(data),
 				       recsize) == 0)

@@ -46,6 +46,9 @@ typedef struct {
 	unsigned long next_ticket; /* waiters take tickets ... */
 	unsigned long serving;     /* ... and go in in order */
 	PyThread_type_lock gate;   /* held by the busy call; waiters block on it */
+	int unclaimed;             /* a shared fifo of one producer (consumer)
+				    * whose side this process has not claimed
+				    * yet (kfpy_shm.c) */
 } kf_side;
 
 /*
@@ -115,6 +118,16 @@ static inline int kf_side_in_flight(const kf_side *s)
 	return s->busy || s->serving != s->next_ticket;
 }
 
+/* Side @s may take the common case at once: nobody in flight, and no
+ * claim to make first (kf_enter makes it). */
+static inline int kf_side_idle(const kf_side *s)
+{
+	return !kf_side_in_flight(s) && !s->unclaimed;
+}
+
+int kf_side_claim_process(kfpy_kfifo *k, kf_side *s, const char *method);
+void kf_set_claims(kfpy_kfifo *k);
+
 /*
  * Enter side @s: at once if it is idle and nobody waits, else in turn.
  * At exit a side in flight belongs to a daemon thread that will never
@@ -146,6 +159,8 @@ static inline int kf_enter(kfpy_kfifo *k, kf_side *s, const char *method)
 		kf_freed_error(method);
 		return -1;
 	}
+	if (s->unclaimed)
+		return kf_side_claim_process(k, s, method);
 	return 0;
 }
 
@@ -249,7 +264,7 @@ static inline int kf_overlaps(struct kfifo *f, const void *p, unsigned int n)
 static inline int kf_in_fast_ok(kfpy_kfifo *k, const void *from,
 				unsigned int n)
 {
-	return !k->freed && !kf_side_in_flight(&k->st->prod) &&
+	return !k->freed && kf_side_idle(&k->st->prod) &&
 	       n < KFPY_GIL_THRESHOLD && !kf_overlaps(&k->st->fifo, from, n);
 }
 
@@ -316,7 +331,7 @@ static inline int kf_take_rec_reuse(kfpy_kfifo *k, unsigned int recsize,
 	int i;
 
 	if ((recsize != 1 && recsize != 2) || k->freed ||
-	    kf_side_in_flight(&k->st->cons))
+	    !kf_side_idle(&k->st->cons))
 		return 0;
 	for (i = 0; i < 2; i++) {
 		last = k->last_rec[i];
@@ -366,7 +381,7 @@ int kf_notify_init(PyObject *module);
 /* ---- kfpy_shm.c ---- */
 
 int kf_init_shared(kfpy_kfifo *k, unsigned int size, unsigned int start,
-		   int sealed);
+		   int sealed, unsigned int mode);
 PyObject *kf_take_block(kfpy_kfifo *k);
 int kf_drop_block(PyObject *block);
 void kf_drop_own_block_quietly(kfpy_kfifo *k);

@@ -196,7 +196,7 @@ PyObject *kf_out_common(kfpy_kfifo *k, enum kf_op op,
  */
 PyObject *kfpy_out(kfpy_kfifo *k, unsigned int n)
 {
-	if (!k->freed && !kf_side_in_flight(&k->st->cons) &&
+	if (!k->freed && kf_side_idle(&k->st->cons) &&
 	    n < KFPY_GIL_THRESHOLD) {
 		struct kfifo *f = &k->st->fifo;
 		unsigned int len = kfifo_len(f), r;
@@ -428,25 +428,33 @@ int kf_take_rec_fast(kfpy_kfifo *k, unsigned int recsize, unsigned int max,
 	unsigned int l;
 	PyObject *rec;
 
-	if (k->freed || kf_side_in_flight(&k->st->cons) ||
+	if (k->freed || !kf_side_idle(&k->st->cons) ||
 	    (recsize != 1 && recsize != 2))
 		return 0;
 	f = &k->st->fifo;
-	kfifo_out_prepare(f, r, UINT_MAX);
-	if (r[0].len < recsize)
+	/* with many consumers a prepare that found bytes holds their lock
+	 * until a finish: every way out below finishes (0 takes nothing) */
+	if (kfifo_out_prepare(f, r, UINT_MAX) == 0)
 		return 0;
+	if (r[0].len < recsize)
+		goto none;
 	l = r[0].data[0];
 	if (recsize == 2)
 		l |= (unsigned int)r[0].data[1] << 8;
 	if (l > max || l > r[0].len - recsize)
-		return 0;
+		goto none;
 	rec = kf_rec_bytes(k, (const char *)r[0].data + recsize, l);
-	if (rec == NULL)
+	if (rec == NULL) {
+		kfifo_out_finish(f, 0);
 		return -1;
+	}
 	kfifo_out_finish(f, recsize + l);
 	*data = rec;
 	*len = l;
 	return 1;
+none:
+	kfifo_out_finish(f, 0);
+	return 0;
 }
 
 /* an int of @v: PyLong_FromLong has the small ints (0, a short record's
@@ -759,7 +767,9 @@ Py_ssize_t kf_take_recs(kfpy_kfifo *k, const char *method, PyObject *list,
 		p += recsize + l;
 		got++;
 	}
-	if (p > 0)
+	/* also with nothing taken: a many-consumer fifo's prepare that found
+	 * bytes holds their lock until the finish */
+	if (total > 0)
 		kfifo_out_finish(f, p);
 	if (err) {
 		/* out of memory: hand over what was taken, if anything */

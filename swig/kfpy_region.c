@@ -120,6 +120,19 @@ static PyObject *kf_prepare(kfpy_kfifo *k, kf_side *s, kf_prepare_fn fn,
 
 	if (kf_enter(k, s, method) < 0)
 		return NULL;
+	if (kfifo_mode(&k->st->fifo) &
+	    (s == &k->st->prod ? KFIFO_MANY_PRODUCERS : KFIFO_MANY_CONSUMERS)) {
+		/* the regions would hold the side's lock, for every process,
+		 * for as long as Python code keeps them */
+		PyErr_Format(PyExc_ValueError,
+			     "Kfifo.%s(): zero-copy regions need a fifo of one "
+			     "%s (this one has %s='many'); use %s",
+			     method, s == &k->st->prod ? "producer" : "consumer",
+			     s == &k->st->prod ? "producers" : "consumers",
+			     s == &k->st->prod ? "put_rec()/put_recs()/put()"
+					       : "get_rec()/get_recs()/get()");
+		return NULL;
+	}
 	ra = kf_region_new(k, readonly);
 	rb = ra ? kf_region_new(k, readonly) : NULL;
 	if (rb == NULL)

@@ -90,7 +90,7 @@ void kf_drop_own_block_quietly(kfpy_kfifo *k)
  * On failure the block stays in @k, to be dropped with it.
  */
 static int kf_init_block(kfpy_kfifo *k, PyObject *block, int create,
-			 unsigned int size)
+			 unsigned int size, unsigned int mode)
 {
 	PyObject *buf;
 	int ret;
@@ -104,8 +104,8 @@ static int kf_init_block(kfpy_kfifo *k, PyObject *block, int create,
 	if (ret < 0)
 		return -1;
 	k->has_view = 1;
-	ret = create ? kfifo_shared_create(&k->st->fifo, k->view.buf,
-					   (size_t)k->view.len, size)
+	ret = create ? kfifo_shared_create_mode(&k->st->fifo, k->view.buf,
+						(size_t)k->view.len, size, mode)
 		     : kfifo_shared_attach(&k->st->fifo, k->view.buf,
 					   (size_t)k->view.len);
 	if (ret != 0) {
@@ -121,6 +121,7 @@ static int kf_init_block(kfpy_kfifo *k, PyObject *block, int create,
 		Py_XDECREF(name);
 		return -1;
 	}
+	kf_set_claims(k);
 	return 0;
 }
 
@@ -182,7 +183,7 @@ static PyObject *kf_from_block(PyObject *cls, PyObject *block)
 		Py_DECREF(self);
 		return NULL;
 	}
-	if (kf_init_block(k, block, 0, 0) < 0) {
+	if (kf_init_block(k, block, 0, 0, 0) < 0) {
 		Py_DECREF(self);
 		return NULL;
 	}
@@ -211,15 +212,71 @@ PyMethodDef kf_attach_def = {
  * @start.  On failure the block stays in @k, to be dropped with it.
  */
 int kf_init_shared(kfpy_kfifo *k, unsigned int size, unsigned int start,
-		   int sealed)
+		   int sealed, unsigned int mode)
 {
 	PyObject *a = Py_BuildValue("(nO)", (Py_ssize_t)kfifo_shared_bytes(size),
 				    sealed ? Py_True : Py_False);
 	PyObject *block = a ? kf_shm_call("create", a) : NULL;
 
 	Py_XDECREF(a);
-	if (block == NULL || kf_init_block(k, block, 1, size) < 0)
+	if (block == NULL || kf_init_block(k, block, 1, size, mode) < 0)
 		return -1;
 	kf_shared_start(k, start);
 	return 0;
+}
+
+/* ---- the side claims of a shared fifo of one producer / consumer ---------- */
+
+/*
+ * A shared fifo of one producer (consumer) lets one process produce
+ * (consume): the C core claims the side for the first process that moves
+ * its index, in the header, and refuses any other live process (kfifo.h,
+ * kfifo_in_lock()).  The core would answer a refused call "nothing
+ * moved", which the methods would take for a full (empty) fifo; so the
+ * first call of a side in this process claims it here, through
+ * kf_enter(), and raises instead.  Threads of this process need no claim:
+ * the side flags serialise them (kfpy_threads.c).  Set at creation and
+ * attach, and again in a fork() child (kf_after_fork), which is another
+ * process.
+ */
+void kf_set_claims(kfpy_kfifo *k)
+{
+	struct kfifo *f = &k->st->fifo;
+	unsigned int mode = kfifo_mode(f);
+	int shared = kfifo_is_shared(f);
+
+	k->st->prod.unclaimed = shared && !(mode & KFIFO_MANY_PRODUCERS);
+	k->st->cons.unclaimed = shared && !(mode & KFIFO_MANY_CONSUMERS);
+}
+
+int kf_side_claim_process(kfpy_kfifo *k, kf_side *s, const char *method)
+{
+	struct kfifo *f = &k->st->fifo;
+	int prod = s == &k->st->prod;
+	unsigned int holder;
+	int r;
+
+	r = prod ? kfifo_in_lock(f) : kfifo_out_lock(f);
+	if (r == 0) {
+		if (prod)
+			kfifo_in_unlock(f);
+		else
+			kfifo_out_unlock(f);
+		s->unclaimed = 0;
+		return 0;
+	}
+	holder = __atomic_load_n(
+		(unsigned int *)(void *)((unsigned char *)k->view.buf +
+					 (prod ? KFIFO_SHARED_OFF_IN_CLAIM
+					       : KFIFO_SHARED_OFF_OUT_CLAIM)),
+		__ATOMIC_RELAXED);
+	PyErr_Format(PyExc_RuntimeError,
+		     "Kfifo.%s(): another process (pid %u) is the %s of this "
+		     "shared fifo, which was made for one %s; for several %s "
+		     "processes make it with Kfifo(size, shared=True, %s='many')",
+		     method, holder, prod ? "producer" : "consumer",
+		     prod ? "producer" : "consumer",
+		     prod ? "producer" : "consumer",
+		     prod ? "producers" : "consumers");
+	return -1;
 }

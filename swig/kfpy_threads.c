@@ -347,6 +347,9 @@ void kf_after_fork(kfpy_kfifo *k)
 		kf_side_after_fork(&k->st->prod);
 		kf_side_after_fork(&k->st->cons);
 		k->st->waiters = 0;
+		/* another process: its claims are to make again */
+		if (!k->freed)
+			kf_set_claims(k);
 	}
 	k->fork_gen = kfpy_fork_gen;
 }

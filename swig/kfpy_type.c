@@ -112,17 +112,43 @@ static int kf_init_buffer(kfpy_kfifo *k, PyObject *buffer)
 	return 0;
 }
 
-/* Kfifo(size=None, *, start=0, buffer=None, shared=False, sealed=False) */
+/* producers= / consumers=: "one" or "many"; adds @many to *@mode. */
+static int kf_count_arg(PyObject *v, const char *name, unsigned int many,
+			unsigned int *mode)
+{
+	if (v == NULL)
+		return 0;
+	if (PyUnicode_Check(v)) {
+		if (PyUnicode_CompareWithASCIIString(v, "one") == 0)
+			return 0;
+		if (PyUnicode_CompareWithASCIIString(v, "many") == 0) {
+			*mode |= many;
+			return 0;
+		}
+	}
+	PyErr_Format(PyExc_ValueError,
+		     "Kfifo(): %s must be 'one' or 'many', got %.200R", name, v);
+	return -1;
+}
+
+/* Kfifo(size=None, *, start=0, buffer=None, shared=False, sealed=False,
+ *       producers='one', consumers='one') */
 static int kf_tp_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
-	static char *kwlist[] = {"size", "start", "buffer", "shared", "sealed", NULL};
+	static char *kwlist[] = {"size", "start", "buffer", "shared", "sealed",
+				 "producers", "consumers", NULL};
 	PyObject *size = Py_None, *start = NULL, *buffer = Py_None;
+	PyObject *producers = NULL, *consumers = NULL;
 	kfpy_kfifo *k = (kfpy_kfifo *)self;
-	unsigned int s = 0, st = 0;
+	unsigned int s = 0, st = 0, mode = 0;
 	int ret, shared = 0, sealed = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOpp:Kfifo", kwlist,
-					 &size, &start, &buffer, &shared, &sealed))
+	if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOppOO:Kfifo", kwlist,
+					 &size, &start, &buffer, &shared, &sealed,
+					 &producers, &consumers))
+		return -1;
+	if (kf_count_arg(producers, "producers", KFIFO_MANY_PRODUCERS, &mode) < 0 ||
+	    kf_count_arg(consumers, "consumers", KFIFO_MANY_CONSUMERS, &mode) < 0)
 		return -1;
 	if (k->st != NULL || k->freed) {
 		PyErr_SetString(PyExc_RuntimeError,
@@ -156,7 +182,7 @@ static int kf_tp_init(PyObject *self, PyObject *args, PyObject *kwds)
 	if (k->st == NULL)
 		return -1;
 	if (shared) {
-		if (kf_init_shared(k, s, st, sealed) < 0)
+		if (kf_init_shared(k, s, st, sealed, mode) < 0)
 			goto fail;
 		return 0;
 	}
@@ -175,6 +201,10 @@ static int kf_tp_init(PyObject *self, PyObject *args, PyObject *kwds)
 	/* A new fifo nobody else sees yet: plain stores are enough. */
 	k->st->fifo.in = st;
 	k->st->fifo.out = st;
+	/* threads of this process are serialised per side by the binding
+	 * anyway; the mode locks the sides for C code sharing the fifo and
+	 * is what the attributes report */
+	(void)kfifo_set_mode(&k->st->fifo, mode);
 	return 0;
 fail:
 	if (k->has_view)
@@ -371,7 +401,33 @@ static PyObject *kf_get_name(PyObject *self, void *closure)
 	return PyObject_GetAttrString(k->block, "name");
 }
 
+/* producers / consumers: 'one' or 'many' (the mode, kfifo_mode) */
+static PyObject *kf_get_count(PyObject *self, void *closure)
+{
+	unsigned int many = (unsigned int)(uintptr_t)closure;
+	kfpy_kfifo *k;
+
+	if (kfpy_arg_self(self, many == KFIFO_MANY_PRODUCERS ? "producers"
+							      : "consumers",
+			  &k) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error(many == KFIFO_MANY_PRODUCERS ? "producers"
+								    : "consumers");
+	return PyUnicode_FromString(kfifo_mode(&k->st->fifo) & many ? "many"
+								     : "one");
+}
+
 static PyGetSetDef kf_getset[] = {
+	{"producers", kf_get_count, NULL,
+	 "``'one'`` or ``'many'``: how many producers may use the fifo at\n"
+	 "once (the constructor's ``producers=``; a shared fifo's is in its\n"
+	 "header, so every handle, attached or unpickled, reports it).",
+	 (void *)(uintptr_t)KFIFO_MANY_PRODUCERS},
+	{"consumers", kf_get_count, NULL,
+	 "``'one'`` or ``'many'``: how many consumers may use the fifo at\n"
+	 "once (``consumers=``), as ``producers``.",
+	 (void *)(uintptr_t)KFIFO_MANY_CONSUMERS},
 	{"closed", kf_get_closed, NULL,
 	 "Whether ``close()`` ran (``kfifo_is_closed``); ``reset()`` reopens.", NULL},
 	{"name", kf_get_name, NULL,
@@ -482,7 +538,7 @@ static PySequenceMethods kf_as_sequence = {
 };
 
 PyDoc_STRVAR(kf_kfifo_doc,
-"Kfifo(size=None, *, start=0, buffer=None, shared=False, sealed=False)\n--\n\n"
+"Kfifo(size=None, *, start=0, buffer=None, shared=False, sealed=False, producers='one', consumers='one')\n--\n\n"
 "A byte FIFO over a power-of-two ring buffer: the Linux kernel's kfifo\n"
 "(\"new kfifo API v0.3\") in C, here with a Python interface.\n"
 "\n"
@@ -527,6 +583,18 @@ PyDoc_STRVAR(kf_kfifo_doc,
 "    It travels as a file descriptor (``fork``, ``multiprocessing``'s\n"
 "    pickling, ``Kfifo.attach(fd)``); ``name`` is ``None``. Threat model:\n"
 "    ``kfifo/_shm.py``.\n"
+"producers, consumers : {'one', 'many'}, keyword-only\n"
+"    How many producers (consumers) may use the fifo at the same time.\n"
+"    ``'one'`` (the default) is lock-free. ``'many'`` takes a lock on that\n"
+"    side for every call that moves its index, across processes for a\n"
+"    shared fifo (kept in its header: every handle gets it), and\n"
+"    recovered from a holder killed mid-call: each record is taken once\n"
+"    and each producer's records stay in order. A shared fifo of one\n"
+"    producer (consumer) refuses a second process on that side with\n"
+"    ``RuntimeError`` naming ``producers='many'`` (``consumers='many'``);\n"
+"    threads of one process are serialised in either mode. Zero-copy\n"
+"    regions (``in_prepare``, ``out_prepare``) need ``'one'`` on their side.\n"
+"    See docs/pools.md.\n"
 "\n"
 "Give either ``size`` or ``buffer``.\n"
 "\n"
@@ -539,6 +607,8 @@ PyDoc_STRVAR(kf_kfifo_doc,
 "    A wrong type, or both or neither of ``size`` and ``buffer``, or\n"
 "    ``shared=True`` with ``buffer``, or ``sealed=True`` without\n"
 "    ``shared=True``.\n"
+"ValueError\n"
+"    ``producers`` or ``consumers`` other than ``'one'`` or ``'many'``.\n"
 "OSError\n"
 "    A shared fifo's memory cannot be had (``ENOSPC``: ``/dev/shm`` or\n"
 "    the memory is too small for it).\n"

@@ -47,6 +47,8 @@ EVERY_CALL = {
     "notifier": lambda f: f.notifier("data"),
     "closed": lambda f: f.closed,
     "name": lambda f: f.name,
+    "producers": lambda f: f.producers,
+    "consumers": lambda f: f.consumers,
     "in_prepare": lambda f: f.in_prepare(1),
     "in_finish": lambda f: f.in_finish(1),
     "out_prepare": lambda f: f.out_prepare(1),

@@ -614,7 +614,8 @@ def test_public_methods_have_numpydoc_docstrings_and_signatures():
         assert inspect.signature(meth).parameters, name
     assert "Parameters\n----------" in Kfifo.__doc__
     assert Kfifo.__module__ == "kfifo" and SpinLock.__module__ == "kfifo"
-    assert Kfifo.__text_signature__ == "(size=None, *, start=0, buffer=None, shared=False, sealed=False)"
+    assert Kfifo.__text_signature__ == (
+        "(size=None, *, start=0, buffer=None, shared=False, sealed=False, producers='one', consumers='one')")
 
 
 def test_typing_files_are_shipped():

@@ -148,7 +148,8 @@ def test_the_header_holds_the_documented_layout(shared):
     head = _shm_bytes(f)
     word = lambda off: int.from_bytes(head[off:off + 4], sys.byteorder)  # noqa: E731
     assert head[0:4] == b"kfif" if sys.byteorder == "little" else True
-    assert word(4) == 2  # layout version
+    assert word(4) == 3  # layout version
+    assert word(28) == os.getpid() and word(32) == 0  # the producer claim: ours
     assert word(8) == 64  # size
     assert word(64) == 3 and word(128) == 0  # in, out
     assert head[256:259] == b"abc"  # the data

@@ -9,8 +9,9 @@
  * bugs of the seed patches are fixed (see docs/spec.md 1.7).
  *
  * Concurrency in one sentence: one producer and one consumer may use a
- * fifo at the same time without a lock; more of either need the _locked
- * calls (or a lock of their own) on that side.
+ * fifo at the same time without a lock; more of either need a fifo in
+ * the matching mode (kfifo_set_mode(), kfifo_shared_create_mode()), which
+ * then locks that side itself, or the _locked calls on that side.
  */
 #ifndef KFIFO_H
 #define KFIFO_H
@@ -57,6 +58,13 @@
  * take the rest of the producer's group with it.  kfifo.c checks both. */
 #define KFIFO__HEAD_BYTES (sizeof(unsigned char *) + 5 * sizeof(unsigned int))
 #define KFIFO__PAD0 (KFIFO__PAD + (16 - KFIFO__HEAD_BYTES % 16) % 16)
+/* private: each side's group is its four hot words (index, caches, futex
+ * word: the first 16 bytes, never straddling a line) and then the words of
+ * the many-producer/many-consumer mode (lock, hold depth, claim), which a
+ * one-producer/one-consumer fifo never touches; the padding after it keeps
+ * the next group at a multiple of 16. */
+#define KFIFO__SIDE_BYTES (7 * sizeof(unsigned int))
+#define KFIFO__PAD_SIDE (KFIFO__PAD + (16 - KFIFO__SIDE_BYTES % 16) % 16)
 
 #ifdef __cplusplus
 extern "C" {
@@ -104,12 +112,18 @@ struct kfifo {
 	unsigned int kfifo__in_seen;   /* private, producer's: see kfifo_index.h */
 	unsigned int kfifo__out_cache; /* private, producer's: @out + @size */
 	unsigned int kfifo__data_seq;  /* private: futex word consumers sleep on */
-	unsigned char kfifo__pad1[KFIFO__PAD];
+	unsigned int kfifo__in_lock;   /* private: producers' lock (kfifo_lock.c) */
+	unsigned int kfifo__in_hold;   /* private: its holder's nesting depth */
+	unsigned int kfifo__in_claim;  /* private: handle's producer claim */
+	unsigned char kfifo__pad1[KFIFO__PAD_SIDE];
 	unsigned int out;
 	unsigned int kfifo__out_seen;  /* private, consumer's */
 	unsigned int kfifo__in_cache;  /* private, consumer's */
 	unsigned int kfifo__room_seq;  /* private: futex word producers sleep on */
-	unsigned char kfifo__pad2[KFIFO__PAD];
+	unsigned int kfifo__out_lock;  /* private: consumers' lock */
+	unsigned int kfifo__out_hold;  /* private: its holder's nesting depth */
+	unsigned int kfifo__out_claim; /* private: handle's consumer claim */
+	unsigned char kfifo__pad2[KFIFO__PAD_SIDE];
 };
 
 /* private: kfifo_free() frees only what kfifo_alloc() allocated */
@@ -994,23 +1008,34 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  *      starts or stops waiting and by kfifo_close() / kfifo_reset()
  *        0     4  KFIFO_SHARED_MAGIC ("kfif" on a little-endian machine),
  *                 written last, with release, by the creator
- *        4     4  KFIFO_SHARED_VERSION, the layout version: 2
+ *        4     4  KFIFO_SHARED_VERSION, the layout version: 3 (2 is
+ *                 accepted: the same words, the ones 3 added still 0)
  *        8     4  the size of the data area, a power of two, 1 to 2^31
  *       12     4  flags: KFIFO_SHARED_FLAG_NOTIFY (kfifo_shared_create()
- *                 sets it), no other; attaching refuses any flag outside
- *                 KFIFO_SHARED_FLAGS_KNOWN
+ *                 sets it), KFIFO_SHARED_FLAG_MANY_PRODUCERS and
+ *                 KFIFO_SHARED_FLAG_MANY_CONSUMERS (the mode, set at
+ *                 creation, never changed); attaching refuses any flag
+ *                 outside KFIFO_SHARED_FLAGS_KNOWN
  *       16     4  the number of threads waiting for data
  *       20     4  the number of threads waiting for room
  *       24     4  1 once kfifo_close() ran, else 0
- *       28    36  reserved, 0
+ *       28     4  the producer claim: 0, or the pid of the one process
+ *                 that produces into a fifo of one producer (the first
+ *                 that did; kfifo_in_lock())
+ *       32     4  the consumer claim, the same for the consumer
+ *       36    28  reserved, 0
  *   -- cache line 1: the producer's
  *       64     4  in, written by the producer
  *       68     4  the futex word consumers sleep on
- *       72    56  reserved, 0
+ *       72     4  the producers' lock (many producers): 0 free, else the
+ *                 holder's thread id (bits 0-29) and bit 31 set while
+ *                 threads may sleep on it (a futex word)
+ *       76    52  reserved, 0
  *   -- cache line 2: the consumer's
  *      128     4  out, written by the consumer
  *      132     4  the futex word producers sleep on
- *      136    56  reserved, 0
+ *      136     4  the consumers' lock (many consumers), as at 72
+ *      140    52  reserved, 0
  *   -- cache line 3: the notifier slots (KFIFO_SHARED_FLAG_NOTIFY),
  *      written when a notifier is armed, signalled, cleared or disarmed
  *      192    64  KFIFO_NOTIFY_SLOTS (16) words, 0 for a free slot, else
@@ -1034,16 +1059,19 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  *
  * Another version.  kfifo_shared_attach() refuses a block of another
  * layout version with -EINVAL, the same error as for memory that holds no
- * fifo at all.  To tell the two apart, read the two words at
- * KFIFO_SHARED_OFF_MAGIC and KFIFO_SHARED_OFF_VERSION: the magic number
- * with a version other than KFIFO_SHARED_VERSION is a fifo of another
- * layout (version 1 is what development builds before this one wrote:
+ * fifo at all (version 2, this layout without the claims and locks, is
+ * attached as a fifo of one producer and one consumer).  To tell the two
+ * apart, read the two words at KFIFO_SHARED_OFF_MAGIC and
+ * KFIFO_SHARED_OFF_VERSION: the magic number with another version is a
+ * fifo of another layout (version 1 is what development builds before this one wrote:
  * an image of a 64-bit struct kfifo, @in at offset 92 and @out at 172);
  * create the fifo again with this library, in every process.
  *
  * Waiting and waking work across processes (on Linux a futex without the
  * private flag).  One producer process and one consumer process need no
- * lock.  The _locked calls work across processes when the processes keep
+ * lock; a fifo created with kfifo_shared_create_mode() for many producers
+ * or many consumers locks that side itself, across processes, with a lock
+ * that survives its holder's death (kfifo_in_lock()).  The _locked calls work across processes when the processes keep
  * the kfifo_spinlock_t in memory they all map (for example right after
  * kfifo_shared_bytes() bytes of the same mapping): a spinlock trusts every
  * process that holds it.
@@ -1056,8 +1084,9 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  * into the mapping, calls on a handle never read or write outside it,
  * every count they return is at most the n asked for, kfifo_len() is at
  * most kfifo_size(), every region lies in the data area, and no wait lasts
- * past its timeout; at worst this process reads garbled data, sees the
- * fifo full, empty or closed.  kfifo_valid() returns 0 on a handle whose
+ * past its timeout, no side lock is waited for longer than
+ * KFIFO_LOCK_PATIENCE_MS; at worst this process reads garbled data, sees
+ * the fifo full, empty or closed, or a call fails with -ETIMEDOUT.  kfifo_valid() returns 0 on a handle whose
  * indices are not consistent.
  *
  * A process that dies leaves the fifo as it was: a dead producer looks
@@ -1068,7 +1097,7 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  * check between them.
  */
 #define KFIFO_SHARED_MAGIC 0x6669666bu
-#define KFIFO_SHARED_VERSION 2u
+#define KFIFO_SHARED_VERSION 3u
 /*
  * Flag: line 3 holds notifier slots and every publisher signals them.
  * kfifo_shared_create() sets it, so that a library from before notifiers
@@ -1076,8 +1105,17 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  * signalling; on a block without it kfifo_notifier_open() fails.
  */
 #define KFIFO_SHARED_FLAG_NOTIFY 1u
+/*
+ * Flags: the mode (kfifo_shared_create_mode()).  A library of layout
+ * version 2 refuses the block (an unknown flag, another version) rather
+ * than move an index without the lock.
+ */
+#define KFIFO_SHARED_FLAG_MANY_PRODUCERS 2u
+#define KFIFO_SHARED_FLAG_MANY_CONSUMERS 4u
 /* the flags kfifo_shared_attach() accepts in the flags word */
-#define KFIFO_SHARED_FLAGS_KNOWN KFIFO_SHARED_FLAG_NOTIFY
+#define KFIFO_SHARED_FLAGS_KNOWN                                               \
+	(KFIFO_SHARED_FLAG_NOTIFY | KFIFO_SHARED_FLAG_MANY_PRODUCERS |         \
+	 KFIFO_SHARED_FLAG_MANY_CONSUMERS)
 /* the alignment kfifo_shared_create() and kfifo_shared_attach() need */
 #define KFIFO_SHARED_ALIGN 8
 #define KFIFO_SHARED_OFF_MAGIC 0
@@ -1087,10 +1125,14 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
 #define KFIFO_SHARED_OFF_DATA_WAITERS 16
 #define KFIFO_SHARED_OFF_ROOM_WAITERS 20
 #define KFIFO_SHARED_OFF_CLOSED 24
+#define KFIFO_SHARED_OFF_IN_CLAIM 28
+#define KFIFO_SHARED_OFF_OUT_CLAIM 32
 #define KFIFO_SHARED_OFF_IN 64
 #define KFIFO_SHARED_OFF_DATA_SEQ 68
+#define KFIFO_SHARED_OFF_IN_LOCK 72
 #define KFIFO_SHARED_OFF_OUT 128
 #define KFIFO_SHARED_OFF_ROOM_SEQ 132
+#define KFIFO_SHARED_OFF_OUT_LOCK 136
 #define KFIFO_SHARED_OFF_NOTIFY 192
 /* the number of notifier slots of a shared fifo (line 3) */
 #define KFIFO_NOTIFY_SLOTS 16
@@ -1185,6 +1227,145 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_shared_attach(struct kfifo *fifo,
  * kfifo_alloc()), else 0.
  */
 KFIFO_API KFIFO__MUST_CHECK int kfifo_is_shared(struct kfifo *fifo);
+
+/* ---- many producers, many consumers ------------------------------------ */
+
+/*
+ * The mode of a fifo says how many producers and how many consumers may
+ * use it at the same time: one of each (0, the default, lock-free), or
+ * many on a side (KFIFO_MANY_PRODUCERS, KFIFO_MANY_CONSUMERS, or both).
+ * On a side that has many, every call that moves that side's index (the
+ * byte, record and zero-copy calls, kfifo_skip(), kfifo_reset_out())
+ * takes that side's lock for its duration, kfifo_*_prepare() to the
+ * matching kfifo_*_finish() included; the other side stays lock-free.
+ * What is guaranteed then: every byte and record is taken once, each
+ * producer's records stay in its order, a record is never split or
+ * interleaved with another.
+ *
+ * The lock is a 32-bit futex word holding its holder's thread id.  A
+ * waiter that finds the holder dead (the thread gone, in a shared fifo its
+ * process killed) takes the lock over.  An index moves only at the end of
+ * a call, so what a dead holder did is undone, never half done: a
+ * producer's partly written record is never seen (the next producer writes
+ * over it), a consumer's partly read record stays in the fifo for the
+ * next consumer.  The wait calls (kfifo_wait_len() ...) take no lock: with
+ * many consumers, the data a wait saw may be gone when the consumer comes
+ * to take it, and the consumer waits again.
+ */
+#define KFIFO_MANY_PRODUCERS 1u
+#define KFIFO_MANY_CONSUMERS 2u
+#define KFIFO_MODE_MASK (KFIFO_MANY_PRODUCERS | KFIFO_MANY_CONSUMERS)
+
+/*
+ * The longest a call on a shared fifo waits for a side lock held by a
+ * live process (a hostile one may hold it for ever) before it gives up
+ * with -ETIMEDOUT, or returns "nothing moved" where it returns a count.
+ */
+#define KFIFO_LOCK_PATIENCE_MS 10000
+
+/**
+ * kfifo_set_mode - let many producers or many consumers use a fifo
+ * @fifo: an ordinary fifo (kfifo_init(), kfifo_alloc(), the declaration
+ *        macros), not a handle to a shared fifo (see kfifo_shared_create_mode())
+ * @mode: 0 (one producer, one consumer), or KFIFO_MANY_PRODUCERS and / or
+ *        KFIFO_MANY_CONSUMERS
+ *
+ * kfifo_init() and kfifo_alloc() set mode 0; call this after them.
+ *
+ * Return: 0, or -EINVAL (@mode has other bits, @fifo is a handle).
+ *
+ * Concurrency: not while anyone else uses the fifo.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_set_mode(struct kfifo *fifo,
+					       unsigned int mode);
+
+/**
+ * kfifo_mode - the mode of a fifo
+ * @fifo: the fifo or handle
+ *
+ * Return: 0, KFIFO_MANY_PRODUCERS, KFIFO_MANY_CONSUMERS or both.
+ *
+ * Concurrency: any thread.
+ */
+KFIFO_API KFIFO__MUST_CHECK unsigned int kfifo_mode(struct kfifo *fifo);
+
+/**
+ * kfifo_shared_create_mode - kfifo_shared_create() with a mode
+ * @fifo: the handle to set up (process-local memory)
+ * @mem: the start of the shared memory (as for kfifo_shared_create())
+ * @len: the length of @mem, at least kfifo_shared_bytes(@size)
+ * @size: the fifo size; rounded up to a power of two (1 to 2^31)
+ * @mode: as for kfifo_set_mode(); every process that attaches gets it
+ *
+ * Return: 0, or -EINVAL (as kfifo_shared_create(), or a bad @mode).
+ */
+KFIFO_API KFIFO__MUST_CHECK int
+kfifo_shared_create_mode(struct kfifo *fifo, void *mem, size_t len,
+			 unsigned int size, unsigned int mode);
+
+/**
+ * kfifo_in_lock - hold the producer side for a sequence of calls
+ * @fifo: the fifo
+ *
+ * With many producers, takes the producers' lock (the calls in between
+ * take it again, nested, without waiting); kfifo_in_unlock() gives it
+ * back.  With one producer on a shared fifo, claims the producer side for
+ * this process: the first process that produces into a fifo of one
+ * producer claims it until it calls kfifo_shared_detach() or dies, and
+ * another process gets -EBUSY meanwhile (the calls that return a count
+ * return 0 then, with errno EBUSY).  With one producer on an ordinary fifo
+ * it does nothing.  The index calls make the same claim on their first
+ * use, so calling this is needed only to hold the side across calls or to
+ * learn why a call moved nothing.
+ *
+ * Return: 0 (then call kfifo_in_unlock()), -EBUSY (one producer, and
+ * another live process claims the side: create the fifo with
+ * KFIFO_MANY_PRODUCERS), -ETIMEDOUT (a live holder kept the lock for
+ * KFIFO_LOCK_PATIENCE_MS).
+ *
+ * Concurrency: producer side.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_in_lock(struct kfifo *fifo);
+
+/**
+ * kfifo_in_unlock - end what kfifo_in_lock() began
+ * @fifo: the fifo
+ *
+ * Concurrency: the thread that called kfifo_in_lock().
+ */
+KFIFO_API void kfifo_in_unlock(struct kfifo *fifo);
+
+/**
+ * kfifo_out_lock - kfifo_in_lock() for the consumer side
+ * @fifo: the fifo
+ *
+ * Return: 0, -EBUSY (one consumer, and another live process claims the
+ * side: create the fifo with KFIFO_MANY_CONSUMERS), -ETIMEDOUT.
+ *
+ * Concurrency: consumer side.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_out_lock(struct kfifo *fifo);
+
+/**
+ * kfifo_out_unlock - end what kfifo_out_lock() began
+ * @fifo: the fifo
+ *
+ * Concurrency: the thread that called kfifo_out_lock().
+ */
+KFIFO_API void kfifo_out_unlock(struct kfifo *fifo);
+
+/**
+ * kfifo_shared_detach - give up this process's claims on a shared fifo
+ * @fifo: a handle
+ *
+ * Another process may then produce (consume) in a fifo of one producer
+ * (consumer) where this one did.  The handle stays usable (its next call
+ * claims again).  kfifo_free() of a handle calls it; a process that dies
+ * gives its claims up by itself.  Does nothing on an ordinary fifo.
+ *
+ * Concurrency: not while this process uses the handle.
+ */
+KFIFO_API void kfifo_shared_detach(struct kfifo *fifo);
 
 /* ---- notifiers: a file descriptor to wait on (event loops) ------------ */
 

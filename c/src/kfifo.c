@@ -30,13 +30,19 @@
 	 (offsetof(struct kfifo, last) + sizeof(unsigned int) - 1))
 _Static_assert(KFIFO__GAP(kfifo__closed, in) >= KFIFO__PAD,
 	       "the producer's line shares a pair with the read-mostly line");
-_Static_assert(KFIFO__GAP(kfifo__data_seq, out) >= KFIFO__PAD,
+_Static_assert(KFIFO__GAP(kfifo__in_claim, out) >= KFIFO__PAD,
 	       "the producer's and the consumer's lines share a pair");
 _Static_assert(sizeof(struct kfifo) -
-			       (offsetof(struct kfifo, kfifo__room_seq) +
+			       (offsetof(struct kfifo, kfifo__out_claim) +
 				sizeof(unsigned int) - 1) >=
 		       KFIFO__PAD,
 	       "the consumer's pair of lines reaches past the struct");
+_Static_assert(offsetof(struct kfifo, kfifo__pad1) - offsetof(struct kfifo, in) ==
+		       KFIFO__SIDE_BYTES &&
+		       offsetof(struct kfifo, kfifo__pad2) -
+				       offsetof(struct kfifo, out) ==
+			       KFIFO__SIDE_BYTES,
+	       "KFIFO__SIDE_BYTES (kfifo.h) must be each side's group size");
 _Static_assert(offsetof(struct kfifo, kfifo__pad0) == KFIFO__HEAD_BYTES,
 	       "KFIFO__HEAD_BYTES (kfifo.h) must be the read-mostly group's size");
 _Static_assert(offsetof(struct kfifo, in) % 16 == 0 &&
@@ -52,6 +58,9 @@ void kfifo__clear(struct kfifo *fifo)
 	fifo->buffer = NULL;
 	fifo->size = 0;
 	fifo->flags = 0;
+	fifo->kfifo__in_lock = fifo->kfifo__out_lock = 0;
+	fifo->kfifo__in_hold = fifo->kfifo__out_hold = 0;
+	fifo->kfifo__in_claim = fifo->kfifo__out_claim = 0;
 	kfifo_reset(fifo);
 	kfifo__wait_clear(fifo);
 }
@@ -111,6 +120,8 @@ int kfifo_alloc(struct kfifo *fifo, unsigned int size, kfifo_gfp_t gfp_mask)
 
 void kfifo_free(struct kfifo *fifo)
 {
+	/* a handle gives its process's claims up (kfifo_shared_detach()) */
+	kfifo_shared_detach(fifo);
 	if (fifo->flags & KFIFO__OWNS_BUFFER)
 		free(fifo->buffer);
 	kfifo__clear(fifo);
@@ -131,8 +142,11 @@ void kfifo_reset_out(struct kfifo *fifo)
 {
 	enum kfifo__kind kind = kfifo__kind(fifo);
 
+	if (kfifo__side_enter(fifo, KFIFO__OUT_SIDE) != 0)
+		return;
 	kfifo__set_out(fifo, kfifo__load_acquire(kfifo__in_word(fifo, kind)),
 		       kind);
+	kfifo__side_leave(fifo, KFIFO__OUT_SIDE);
 }
 
 int kfifo_valid(struct kfifo *fifo)
@@ -222,7 +236,7 @@ KFIFO__INLINE unsigned int kfifo__in_impl(struct kfifo *fifo,
 	return kfifo__publish_in(fifo, in + n, kind, n);
 }
 
-KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__in_impl,
+KFIFO__HANDLE_INSTANCE(KFIFO__IN_SIDE, 0, unsigned int, kfifo__in_impl,
 		       (struct kfifo *fifo, const void *from, unsigned int n),
 		       fifo, from, n)
 
@@ -246,7 +260,7 @@ KFIFO__INLINE unsigned int kfifo__out_impl(struct kfifo *fifo, void *to,
 	return kfifo__publish_out(fifo, out + n, kind, n);
 }
 
-KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_impl,
+KFIFO__HANDLE_INSTANCE(KFIFO__OUT_SIDE, 0, unsigned int, kfifo__out_impl,
 		       (struct kfifo *fifo, void *to, unsigned int n), fifo, to,
 		       n)
 
@@ -307,10 +321,14 @@ int kfifo_to_user_copied(struct kfifo *fifo, void *to, unsigned int n,
 void kfifo_skip(struct kfifo *fifo, unsigned int len)
 {
 	enum kfifo__kind kind = kfifo__kind(fifo);
-	unsigned int out = kfifo__own_out(fifo, kind);
-	unsigned int in = kfifo__load_acquire(kfifo__in_word(fifo, kind));
+	unsigned int out, in;
 
+	if (kfifo__side_enter(fifo, KFIFO__OUT_SIDE) != 0)
+		return;
+	out = kfifo__own_out(fifo, kind);
+	in = kfifo__load_acquire(kfifo__in_word(fifo, kind));
 	kfifo__set_out(fifo, len < in - out ? out + len : in, kind);
+	kfifo__side_leave(fifo, KFIFO__OUT_SIDE);
 }
 
 /* ---- locked calls ----------------------------------------------------- */

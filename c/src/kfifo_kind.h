@@ -28,6 +28,11 @@
 /* Flag bit of fifo->flags: @fifo is a handle (KFIFO__OWNS_BUFFER, bit 0,
  * is in kfifo.h). */
 #define KFIFO__SHARED 2u
+/* Flag bits: the mode (kfifo_set_mode(), the header of a shared fifo).
+ * Every call on a fifo with any of the three takes the out-of-line path. */
+#define KFIFO__MANY_IN 4u
+#define KFIFO__MANY_OUT 8u
+#define KFIFO__SLOW (KFIFO__SHARED | KFIFO__MANY_IN | KFIFO__MANY_OUT)
 
 /*
  * The kind decides where the shared words are (below), the futex flavour
@@ -57,16 +62,55 @@ KFIFO__INLINE enum kfifo__kind kfifo__kind(const struct kfifo *fifo)
  * ~4 %: after a memcpy() into the buffer the compiler must read @flags
  * again).
  */
-#define KFIFO__BY_KIND(fifo, call, ...)                                        \
-	(kfifo__kind(fifo) == KFIFO__HANDLE                                    \
-		 ? call##_handle(__VA_ARGS__)                                  \
-		 : call(__VA_ARGS__, KFIFO__ORDINARY))
+/* Whether @fifo takes the inlined instance: an ordinary fifo of one
+ * producer and one consumer.  The same one test of @flags as the kind's. */
+KFIFO__INLINE int kfifo__fast(const struct kfifo *fifo)
+{
+	return (int)__builtin_expect((fifo->flags & KFIFO__SLOW) == 0, 1);
+}
 
-#define KFIFO__HANDLE_INSTANCE(ret, call, params, ...)                         \
+#define KFIFO__BY_KIND(fifo, call, ...)                                        \
+	(kfifo__fast(fifo) ? call(__VA_ARGS__, KFIFO__ORDINARY)                \
+			   : call##_handle(__VA_ARGS__))
+
+/* The sides a call moves the index of (kfifo_lock.c). */
+enum kfifo__side { KFIFO__IN_SIDE, KFIFO__OUT_SIDE };
+
+/* Enter and leave @side: its lock in a many mode, the process's claim on
+ * a handle of one producer / consumer (kfifo_lock.c). */
+int kfifo__side_enter(struct kfifo *fifo, enum kfifo__side side);
+void kfifo__side_leave(struct kfifo *fifo, enum kfifo__side side);
+/* kfifo_*_prepare() keeps the side entered when it returns regions, the
+ * matching kfifo_*_finish() leaves it. */
+void kfifo__side_keep(struct kfifo *fifo, enum kfifo__side side);
+void kfifo__side_finish(struct kfifo *fifo, enum kfifo__side side);
+/* KFIFO_LOCK_PATIENCE_MS, a variable that tests shorten */
+extern unsigned int kfifo__lock_patience_ms;
+
+/*
+ * The out-of-line instance, for a handle or a fifo with a many mode: the
+ * side entered around the call (@fail is the call's result for "nothing
+ * moved", when the side cannot be entered; errno says why), and the body
+ * compiled for the kind.  @post runs with the result in kfifo__r, before the
+ * side is left (KFIFO__KEEP_IF_REGIONS for the prepares).
+ */
+#define KFIFO__SIDE_INSTANCE(side, fail, post, ret, call, params, ...)        \
 	static __attribute__((noinline, cold)) ret call##_handle params       \
 	{                                                                      \
-		return call(__VA_ARGS__, KFIFO__HANDLE);                       \
+		ret kfifo__r;                                                  \
+		if (kfifo__side_enter(fifo, side) != 0)                        \
+			return fail;                                           \
+		kfifo__r = kfifo__kind(fifo) == KFIFO__HANDLE                  \
+				   ? call(__VA_ARGS__, KFIFO__HANDLE)          \
+				   : call(__VA_ARGS__, KFIFO__ORDINARY);       \
+		post;                                                          \
+		kfifo__side_leave(fifo, side);                                 \
+		return kfifo__r;                                               \
 	}
+
+#define KFIFO__HANDLE_INSTANCE(side, fail, ret, call, params, ...)             \
+	KFIFO__SIDE_INSTANCE(side, fail, (void)0, ret, call, params,          \
+			     __VA_ARGS__)
 
 /*
  * Loops that retry while the other side moves an index end after this
@@ -76,7 +120,7 @@ KFIFO__INLINE enum kfifo__kind kfifo__kind(const struct kfifo *fifo)
 #define KFIFO__HANDLE_RETRIES 64u
 
 /*
- * The header of a shared fifo, layout version 2: kfifo.h documents it byte
+ * The header of a shared fifo, layout version 3: kfifo.h documents it byte
  * by byte, kfifo_shared.c ties this struct to the KFIFO_SHARED_OFF_*
  * offsets.  It lies right before the data, so a handle finds it from its
  * own @buffer, which is private: the other process cannot move it.
@@ -84,11 +128,12 @@ KFIFO__INLINE enum kfifo__kind kfifo__kind(const struct kfifo *fifo)
 struct kfifo__shm {
 	unsigned int magic, version, size, flags;
 	unsigned int data_waiters, room_waiters, closed;
-	unsigned int reserved0[9];
-	unsigned int in, data_seq;
-	unsigned int reserved1[14];
-	unsigned int out, room_seq;
-	unsigned int reserved2[14];
+	unsigned int in_claim, out_claim; /* kfifo_lock.c */
+	unsigned int reserved0[7];
+	unsigned int in, data_seq, in_lock;
+	unsigned int reserved1[13];
+	unsigned int out, room_seq, out_lock;
+	unsigned int reserved2[13];
 	unsigned int notify[KFIFO_NOTIFY_SLOTS]; /* kfifo_notify.c */
 };
 

@@ -204,16 +204,19 @@ KFIFO__INLINE unsigned int kfifo__out_rec_len_impl(struct kfifo *fifo,
 	return kfifo__publish_out(fifo, out + recsize + l, kind, 0);
 }
 
-KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__in_rec_impl,
+KFIFO__HANDLE_INSTANCE(KFIFO__IN_SIDE, kfifo__rec_refused(n), unsigned int,
+		       kfifo__in_rec_impl,
 		       (struct kfifo *fifo, const void *from, unsigned int n,
 			unsigned int recsize),
 		       fifo, from, n, recsize)
-KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_rec_impl,
+KFIFO__HANDLE_INSTANCE(KFIFO__OUT_SIDE, (total ? (*total = 0) : 0, n),
+		       unsigned int, kfifo__out_rec_impl,
 		       (struct kfifo *fifo, void *to, unsigned int n,
 			unsigned int recsize, unsigned int *total),
 		       fifo, to, n, recsize, total)
 
-KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_rec_len_impl,
+KFIFO__HANDLE_INSTANCE(KFIFO__OUT_SIDE, UINT_MAX, unsigned int,
+		       kfifo__out_rec_len_impl,
 		       (struct kfifo *fifo, void *to, unsigned int n,
 			unsigned int recsize),
 		       fifo, to, n, recsize)
@@ -237,7 +240,7 @@ unsigned int kfifo__out_rec_len(struct kfifo *fifo, void *to, unsigned int n,
 {
 	unsigned int out, off, l, need = n + recsize;
 
-	if (__builtin_expect(kfifo__kind(fifo) == KFIFO__ORDINARY &&
+	if (__builtin_expect(kfifo__fast(fifo) &&
 			     recsize - 1 <= 1 && n <= KFIFO__REC_SMALL, 1)) {
 		out = kfifo__own_out(fifo, KFIFO__ORDINARY);
 		off = out & (fifo->size - 1);
@@ -281,19 +284,18 @@ void kfifo__skip_rec_generic(struct kfifo *fifo, unsigned int recsize)
 	enum kfifo__kind kind = kfifo__kind(fifo);
 	unsigned int out, in, used, l;
 
-	if (recsize > 2)
+	if (recsize > 2 || kfifo__side_enter(fifo, KFIFO__OUT_SIDE) != 0)
 		return;
 	out = kfifo__own_out(fifo, kind);
 	in = kfifo__load_acquire(kfifo__in_word(fifo, kind));
 	used = kfifo__clamp(fifo, in - out);
 	if (recsize > 0 && used >= recsize) {
 		l = kfifo__rec_header(fifo, out, recsize);
-		if (l <= used - recsize) {
-			kfifo__set_out(fifo, out + recsize + l, kind);
-			return;
-		}
+		if (l <= used - recsize)
+			in = out + recsize + l;
 	}
 	kfifo__set_out(fifo, in, kind);
+	kfifo__side_leave(fifo, KFIFO__OUT_SIDE);
 }
 
 unsigned int kfifo__in_rec_generic(struct kfifo *fifo, const void *from,
@@ -358,7 +360,7 @@ unsigned int kfifo__in_rec_open(struct kfifo *fifo, const void *from,
 {
 	unsigned int in, off, need = n + recsize;
 
-	if (__builtin_expect(kfifo__kind(fifo) == KFIFO__ORDINARY &&
+	if (__builtin_expect(kfifo__fast(fifo) &&
 			     recsize - 1 <= 1 && n <= KFIFO__REC_SMALL, 1)) {
 		if (__atomic_load_n(kfifo__closed_word(fifo, KFIFO__ORDINARY),
 				    __ATOMIC_ACQUIRE) != 0)

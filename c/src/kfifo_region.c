@@ -157,18 +157,36 @@ KFIFO__INLINE unsigned int kfifo__out_finish(struct kfifo *fifo,
  */
 #define KFIFO__CALL_ALIGN __attribute__((aligned(64)))
 
-KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__in_prepare,
-		       (struct kfifo *fifo, struct kfifo_region r[2],
-			unsigned int n),
-		       fifo, r, n)
-KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__in_finish,
-		       (struct kfifo *fifo, unsigned int n), fifo, n)
-KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_prepare,
-		       (struct kfifo *fifo, struct kfifo_region r[2],
-			unsigned int n),
-		       fifo, r, n)
-KFIFO__HANDLE_INSTANCE(unsigned int, kfifo__out_finish,
-		       (struct kfifo *fifo, unsigned int n), fifo, n)
+/*
+ * With a many mode, a prepare that returns regions keeps its side's lock
+ * until the finish (kfifo__side_keep()): the regions are this caller's
+ * until then.  A prepare that returns none keeps nothing.
+ */
+#define KFIFO__KEEP_IF_REGIONS(side)                                           \
+	do {                                                                   \
+		if (kfifo__r > 0)                                              \
+			kfifo__side_keep(fifo, side);                          \
+	} while (0)
+
+KFIFO__SIDE_INSTANCE(KFIFO__IN_SIDE, kfifo__no_regions(fifo, r),
+		     KFIFO__KEEP_IF_REGIONS(KFIFO__IN_SIDE),
+		     unsigned int, kfifo__in_prepare,
+		     (struct kfifo *fifo, struct kfifo_region r[2],
+		      unsigned int n),
+		     fifo, r, n)
+KFIFO__SIDE_INSTANCE(KFIFO__IN_SIDE, 0, kfifo__side_finish(fifo, KFIFO__IN_SIDE),
+		     unsigned int, kfifo__in_finish,
+		     (struct kfifo *fifo, unsigned int n), fifo, n)
+KFIFO__SIDE_INSTANCE(KFIFO__OUT_SIDE, kfifo__no_regions(fifo, r),
+		     KFIFO__KEEP_IF_REGIONS(KFIFO__OUT_SIDE), unsigned int,
+		     kfifo__out_prepare,
+		     (struct kfifo *fifo, struct kfifo_region r[2],
+		      unsigned int n),
+		     fifo, r, n)
+KFIFO__SIDE_INSTANCE(KFIFO__OUT_SIDE, 0,
+		     kfifo__side_finish(fifo, KFIFO__OUT_SIDE), unsigned int,
+		     kfifo__out_finish, (struct kfifo *fifo, unsigned int n),
+		     fifo, n)
 
 KFIFO__CALL_ALIGN unsigned int kfifo_in_prepare(struct kfifo *fifo,
 					      struct kfifo_region r[2],

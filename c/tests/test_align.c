@@ -100,8 +100,8 @@ static void test_every_call_works_at_any_offset(void)
 
 /*
  * Wherever the struct starts, the lines of the read-mostly group (buffer
- * .. closed), the producer's (in .. data_seq) and the consumer's (out ..
- * room_seq) are three different sets, and the memory after the struct
+ * .. closed), the producer's (in .. in_claim) and the consumer's (out ..
+ * out_claim) are three different sets, and the memory after the struct
  * (a DECLARE_KFIFO buffer) is on none of the consumer's lines; and the
  * same holds for 128-byte pairs of lines (kfifo.h, KFIFO__PAD).
  */
@@ -113,9 +113,9 @@ static void test_groups_never_share_a_cache_line(void)
 		for (base = 0; base < unit; base += alignof(struct kfifo)) {
 			size_t shared_last = LAST_LINE_OF(base, kfifo__closed, unit);
 			size_t prod_first = LINE_OF(base, in, unit);
-			size_t prod_last = LAST_LINE_OF(base, kfifo__data_seq, unit);
+			size_t prod_last = LAST_LINE_OF(base, kfifo__in_claim, unit);
 			size_t cons_first = LINE_OF(base, out, unit);
-			size_t cons_last = LAST_LINE_OF(base, kfifo__room_seq, unit);
+			size_t cons_last = LAST_LINE_OF(base, kfifo__out_claim, unit);
 
 			th_context("struct at offset %zu of a %zu-byte unit", base,
 				   unit);

@@ -154,8 +154,13 @@ static void test_attach_refuses_bad_memory(void)
 	set_word(mem, KFIFO_SHARED_OFF_VERSION, 0);
 	expect_attach_refused(mem, len, "version 0");
 	set_word(mem, KFIFO_SHARED_OFF_VERSION, KFIFO_SHARED_VERSION);
-	set_word(mem, KFIFO_SHARED_OFF_FLAGS, KFIFO_SHARED_FLAG_NOTIFY << 1);
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS, KFIFO_SHARED_FLAGS_KNOWN + 1);
+	expect_attach_refused(mem, len, "a flag version 3 does not define");
+	set_word(mem, KFIFO_SHARED_OFF_VERSION, 2);
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS,
+		 KFIFO_SHARED_FLAG_NOTIFY | KFIFO_SHARED_FLAG_MANY_CONSUMERS);
 	expect_attach_refused(mem, len, "a flag version 2 does not define");
+	set_word(mem, KFIFO_SHARED_OFF_VERSION, KFIFO_SHARED_VERSION);
 	set_word(mem, KFIFO_SHARED_OFF_FLAGS, 0x80000000u);
 	expect_attach_refused(mem, len, "the top flag");
 	set_word(mem, KFIFO_SHARED_OFF_FLAGS, 0);
@@ -189,9 +194,15 @@ static void test_attach_refuses_bad_memory(void)
 
 /* The layout is a file format: the same numbers on every target (this
  * test runs in the -m32 stage too). */
-static void test_layout_version_2_offsets(void)
+static void test_layout_version_3_offsets(void)
 {
-	CHECK_UINT(KFIFO_SHARED_VERSION, 2);
+	CHECK_UINT(KFIFO_SHARED_VERSION, 3);
+	CHECK_UINT(KFIFO_SHARED_OFF_IN_CLAIM, 28);
+	CHECK_UINT(KFIFO_SHARED_OFF_OUT_CLAIM, 32);
+	CHECK_UINT(KFIFO_SHARED_OFF_IN_LOCK, 72);
+	CHECK_UINT(KFIFO_SHARED_OFF_OUT_LOCK, 136);
+	CHECK_UINT(KFIFO_SHARED_FLAG_MANY_PRODUCERS, 2);
+	CHECK_UINT(KFIFO_SHARED_FLAG_MANY_CONSUMERS, 4);
 	CHECK_UINT(KFIFO_SHARED_OFF_MAGIC, 0);
 	CHECK_UINT(KFIFO_SHARED_OFF_VERSION, 4);
 	CHECK_UINT(KFIFO_SHARED_OFF_SIZE, 8);
@@ -206,7 +217,7 @@ static void test_layout_version_2_offsets(void)
 	CHECK_UINT(KFIFO_SHARED_OFF_NOTIFY, 192);
 	CHECK_UINT(KFIFO_NOTIFY_SLOTS, 16);
 	CHECK_UINT(KFIFO_SHARED_FLAG_NOTIFY, 1);
-	CHECK_UINT(KFIFO_SHARED_FLAGS_KNOWN, 1);
+	CHECK_UINT(KFIFO_SHARED_FLAGS_KNOWN, 7);
 	CHECK_UINT(KFIFO_SHARED_OFF_DATA, 256);
 	CHECK_UINT(kfifo_shared_bytes(64), 320);
 }
@@ -298,8 +309,11 @@ static void test_header_words_at_documented_offsets(void)
 	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_CLOSED), 0);
 	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_IN), 0);
 	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_OUT), 0);
+	/* the producer and consumer claims name this process */
+	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_IN_CLAIM), (unsigned)getpid());
+	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_OUT_CLAIM), (unsigned)getpid());
 	/* the unused bytes stay 0 */
-	for (off = 28; off < KFIFO_SHARED_OFF_DATA; off += 4)
+	for (off = 36; off < KFIFO_SHARED_OFF_DATA; off += 4)
 		if (off != KFIFO_SHARED_OFF_IN && off != KFIFO_SHARED_OFF_OUT &&
 		    off != KFIFO_SHARED_OFF_DATA_SEQ &&
 		    off != KFIFO_SHARED_OFF_ROOM_SEQ)
@@ -614,8 +628,10 @@ static void test_free_leaves_the_memory(void)
 	kfifo_close(&p.prod);
 	copy = malloc(p.len);
 	memcpy(copy, p.mem, p.len);
-	/* the mapping came from mmap: a free() of it would crash */
+	/* the mapping came from mmap: a free() of it would crash; all it
+	 * changes is this process's producer claim, given up */
 	kfifo_free(&p.prod);
+	memset(copy + KFIFO_SHARED_OFF_IN_CLAIM, 0, 4);
 	CHECK_MEM(p.mem, copy, p.len);
 	check_size0(&p.prod);
 	kfifo_free(&p.prod); /* twice: harmless */
@@ -1082,7 +1098,7 @@ int main(void)
 	RUN_TEST(test_shared_bytes_edges);
 	RUN_TEST(test_create_refuses_bad_arguments);
 	RUN_TEST(test_attach_refuses_bad_memory);
-	RUN_TEST(test_layout_version_2_offsets);
+	RUN_TEST(test_layout_version_3_offsets);
 	RUN_TEST(test_attach_refuses_a_version_1_block);
 	RUN_TEST(test_header_words_at_documented_offsets);
 	RUN_TEST(test_two_handles_byte_stream);

@@ -102,6 +102,8 @@ class Kfifo:
         buffer: _Buffer | None = None,
         shared: bool = False,
         sealed: bool = False,
+        producers: Literal["one", "many"] = "one",
+        consumers: Literal["one", "many"] = "one",
     ) -> None: ...
     # shared between processes: Kfifo(size, shared=True), pickles to its name
     # (sealed=True: a sealed memfd, passed as a file descriptor)
@@ -109,6 +111,11 @@ class Kfifo:
     def attach(cls, name: str | int) -> Self: ...
     @property
     def name(self) -> str | None: ...
+    # the mode: how many producers / consumers may use it at once
+    @property
+    def producers(self) -> Literal["one", "many"]: ...
+    @property
+    def consumers(self) -> Literal["one", "many"]: ...
     def __enter__(self) -> Self: ...
     def __exit__(
         self,

@@ -260,8 +260,11 @@ class AsyncKfifo:
     Its coroutines are the fifo's blocking calls: same arguments, results,
     errors (the messages name the sync call) and end of stream; ``timeout``
     in seconds, ``None`` without limit, ``0`` only tries.  Any number of
-    tasks of any number of loops may wait on one view; the one-producer/
-    one-consumer rule of the fifo still holds for the data itself.
+    tasks of any number of loops may wait on one view; for the data itself
+    the fifo's mode holds: processes beyond one producer (consumer) need a
+    fifo made with ``producers='many'`` (``consumers='many'``), and with it
+    every ``get*`` / ``put*`` here is exactly-once across all of them (a
+    consumer that finds the data it woke for taken by another waits again).
     """
 
     __slots__ = ("_fifo", "_wakers", "__weakref__")
@@ -308,6 +311,18 @@ class AsyncKfifo:
     @property
     def closed(self) -> bool:
         return self._fifo.closed
+
+    @property
+    def producers(self) -> str:
+        """The fifo's mode on the producer side, ``'one'`` or ``'many'``
+        (``Kfifo.producers``)."""
+        return self._fifo.producers
+
+    @property
+    def consumers(self) -> str:
+        """The fifo's mode on the consumer side, ``'one'`` or ``'many'``
+        (``Kfifo.consumers``)."""
+        return self._fifo.consumers
 
     async def _retry(self, direction: _Direction, attempt: Callable[[], _T],
                      deadline: Optional[float], on_timeout: Callable[[], BaseException]) -> _T:

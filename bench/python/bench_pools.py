@@ -1,0 +1,421 @@
+# SPDX-License-Identifier: MIT
+"""Worker pools and fan-in: P producer processes, C consumer processes on
+one queue, kfifo against its peers, paired in one run.
+
+Shapes (producers x consumers): 1x1, 1x10, 10x1, 3x20 (faster-fifo's own)
+and 2x2.  Payloads: 16-byte records and 64 KiB chunks.  Peers:
+
+- kfifo ``Kfifo(FIFO, shared=True, producers=..., consumers=...)`` (the
+  mode "many" on a side with more than one): producers ``put_rec(rec, 1)``
+  per record (64 KiB: ``put_rec(chunk, 0)``, a fixed-size record, stored
+  whole), consumers ``get_recs(256, 1)`` until ``[]`` (64 KiB:
+  ``get_exactly(65536)`` until ``EOFError``); the parent ``close()``s after
+  the producers are done.
+- faster-fifo ``Queue(FIFO)``: ``put`` per item, ``get_many`` (its
+  recommended consumer); one ``None`` per consumer after the producers.
+- ``multiprocessing.Queue``: ``put`` / ``get`` per item, ``None`` sentinels.
+- pyzmq PUSH/PULL over ``ipc://``: each consumer binds a PULL, each
+  producer's PUSH connects to all of them (zmq's round-robin fan-out) and
+  ends with one empty message per consumer; a consumer stops after one
+  from every producer.
+
+Every item carries (producer, sequence) in its first 16 bytes; consumers
+sum them, and the run is refused unless the count and the sum are exactly
+what was sent (each item once).  Timing is the parent's: every process
+starts, builds its data and waits on an Event; the clock runs from the set
+to the last consumer's report.  Peers run one after the other within a
+repetition, and the ratio is kfifo's rate over the peer's in the same
+repetition, median over repetitions (noise on a shared machine comes in
+phases).
+
+    python bench/python/bench_pools.py [--repeats N] [--quick] [--out]
+"""
+import argparse
+import multiprocessing as mp
+import os
+import statistics
+import struct
+import sys
+import tempfile
+import time
+
+import benchlib
+
+import kfifo
+
+FIFO = 1 << 20
+HEAD = struct.Struct("<QQ")
+CTX = mp.get_context("fork")
+SHAPES = [(1, 1), (1, 10), (10, 1), (3, 20), (2, 2)]
+
+
+def items(p, n, size):
+    pad = bytes(size - HEAD.size)
+    return [HEAD.pack(p, s) + pad for s in range(n)]
+
+
+def expected(producers, n):
+    """The sum of p * n + s over every item (p, s) sent."""
+    return producers * n * (n - 1) // 2 + n * n * producers * (producers - 1) // 2
+
+
+def tally(batch, acc):
+    for it in batch:
+        p, s = HEAD.unpack_from(it)
+        acc[0] += 1
+        acc[1] += p * acc[2] + s
+
+
+# ---- kfifo -----------------------------------------------------------------------------------
+
+
+def kf_make(producers, consumers):
+    return kfifo.Kfifo(FIFO, shared=True, producers="many" if producers > 1 else "one",
+                       consumers="many" if consumers > 1 else "one")
+
+
+def kf_produce(q, p, n, size, go):
+    data = items(p, n, size)
+    go.wait()
+    if size <= 16:
+        for it in data:
+            q.put_rec(it, 1)
+    else:
+        for it in data:
+            q.put_rec(it, 0)
+
+
+def kf_drain_recs(q, acc):
+    """16-byte records in batches of 256 until the end of the stream."""
+    while True:
+        b = q.get_recs(256, 1)
+        if not b:
+            return
+        tally(b, acc)
+
+
+def kf_consume(q, n, size, go, out):
+    acc = [0, 0, n]
+    go.wait()
+    if size <= 16:
+        kf_drain_recs(q, acc)
+    else:
+        while True:
+            try:
+                tally([q.get_exactly(size)], acc)
+            except EOFError:
+                break
+    out.put((acc[0], acc[1]))
+
+
+def kf_end(q, consumers):
+    q.close()
+
+
+# ---- faster-fifo and multiprocessing.Queue ---------------------------------------------------
+
+
+def ff_make(producers, consumers):
+    import faster_fifo
+    return faster_fifo.Queue(FIFO)
+
+
+def mq_make(producers, consumers):
+    return CTX.Queue()
+
+
+def q_produce(q, p, n, size, go):
+    data = items(p, n, size)
+    go.wait()
+    for it in data:
+        q.put(it, True, 600)  # faster-fifo's default gives up after 10 s
+
+
+def ff_consume(q, n, size, go, out):
+    acc = [0, 0, n]
+    go.wait()
+    import queue
+    while True:
+        try:
+            b = q.get_many(max_messages_to_get=256, timeout=600)
+        except queue.Empty:  # its wait can end early when another consumer was first
+            continue
+        ends = b.count(None)
+        tally([it for it in b if it is not None], acc)
+        if ends:
+            for _ in range(ends - 1):  # another consumer's end
+                q.put(None)
+            break
+    out.put((acc[0], acc[1]))
+
+
+def mq_consume(q, n, size, go, out):
+    acc = [0, 0, n]
+    go.wait()
+    while True:
+        it = q.get()
+        if it is None:
+            break
+        acc[0] += 1
+        p, s = HEAD.unpack_from(it)
+        acc[1] += p * n + s
+    out.put((acc[0], acc[1]))
+
+
+def q_end(q, consumers):
+    for _ in range(consumers):
+        q.put(None)
+
+
+# ---- pyzmq PUSH/PULL --------------------------------------------------------------------------
+
+
+class ZmqSpec:
+    def __init__(self, consumers):
+        self.dir = tempfile.mkdtemp(prefix="kfifo-bench-zmq-")
+        self.ends = [f"ipc://{self.dir}/c{i}" for i in range(consumers)]
+        self.next = 0
+
+
+def zq_make(producers, consumers):
+    return ZmqSpec(consumers)
+
+
+def zq_produce(spec, p, n, size, go):
+    import zmq
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.PUSH)
+    s.setsockopt(zmq.SNDHWM, 100000)
+    for e in spec.ends:
+        s.connect(e)
+    data = items(p, n, size)
+    time.sleep(0.2)  # let every connection come up before the round-robin starts
+    go.wait()
+    for it in data:
+        s.send(it, copy=size <= 16)
+    for _ in spec.ends:
+        s.send(b"")
+    s.close(linger=-1)
+    ctx.term()
+
+
+def zq_consume(spec, n, size, go, out, index, producers):
+    import zmq
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.PULL)
+    s.setsockopt(zmq.RCVHWM, 100000)
+    s.bind(spec.ends[index])
+    acc = [0, 0, n]
+    ends = 0
+    go.wait()
+    while ends < producers:
+        it = s.recv()
+        if not it:
+            ends += 1
+            continue
+        acc[0] += 1
+        p, q = HEAD.unpack_from(it)
+        acc[1] += p * n + q
+    out.put((acc[0], acc[1]))
+    s.close()
+    ctx.term()
+
+
+PEERS = {
+    "kfifo": (kf_make, kf_produce, kf_consume, kf_end),
+    "faster-fifo": (ff_make, q_produce, ff_consume, q_end),
+    "mp.Queue": (mq_make, q_produce, mq_consume, q_end),
+    "pyzmq": (zq_make, zq_produce, zq_consume, None),
+}
+
+
+def run(peer, producers, consumers, n, size):
+    """One run: items per second (all producers' items over the wall time)."""
+    make, produce, consume, end = PEERS[peer]
+    q = make(producers, consumers)
+    go = CTX.Event()
+    out = CTX.Queue()
+    if peer == "pyzmq":
+        cs = [CTX.Process(target=consume, args=(q, n, size, go, out, i, producers))
+              for i in range(consumers)]
+    else:
+        cs = [CTX.Process(target=consume, args=(q, n, size, go, out)) for _ in range(consumers)]
+    ps = [CTX.Process(target=produce, args=(q, p, n, size, go)) for p in range(producers)]
+    for pr in cs + ps:
+        pr.start()
+    time.sleep(0.5 if peer == "pyzmq" else 0.2)  # every process built its data and waits
+    t0 = time.perf_counter()
+    go.set()
+    for pr in ps:
+        pr.join()
+    if end is not None:
+        end(q, consumers)
+    got = [out.get(timeout=600) for _ in cs]
+    took = time.perf_counter() - t0
+    for pr in cs:
+        pr.join()
+    count = sum(g[0] for g in got)
+    total = sum(g[1] for g in got)
+    if count != producers * n or total != expected(producers, n):
+        raise SystemExit(f"{peer} {producers}x{consumers} {size} B: got {count} items "
+                         f"(sum {total}), sent {producers * n} (sum {expected(producers, n)})")
+    if peer == "kfifo":
+        q.free()
+    return producers * n / took
+
+
+# ---- threads of one process ------------------------------------------------------------------
+
+
+def thread_run(peer, producers, consumers, n):
+    """P producer threads and C consumer threads, 16-byte records: kfifo
+    (put_rec / get_recs(256), close()) or queue.SimpleQueue (put / get,
+    None sentinels).  Items per second."""
+    import queue
+    import threading
+    if peer == "kfifo":
+        q = kfifo.Kfifo(FIFO, producers="many" if producers > 1 else "one",
+                        consumers="many" if consumers > 1 else "one")
+    else:
+        q = queue.SimpleQueue()
+    data = [items(p, n, 16) for p in range(producers)]
+    results = []
+    go = threading.Event()
+
+    def produce(p):
+        go.wait()
+        if peer == "kfifo":
+            for it in data[p]:
+                q.put_rec(it, 1)
+        else:
+            for it in data[p]:
+                q.put(it)
+
+    def consume():
+        acc = [0, 0, n]
+        go.wait()
+        if peer == "kfifo":
+            kf_drain_recs(q, acc)
+        else:
+            while True:
+                it = q.get()
+                if it is None:
+                    break
+                tally((it,), acc)
+        results.append(acc)
+
+    ts = [threading.Thread(target=consume) for _ in range(consumers)]
+    ps = [threading.Thread(target=produce, args=(p,)) for p in range(producers)]
+    for t in ts + ps:
+        t.start()
+    t0 = time.perf_counter()
+    go.set()
+    for t in ps:
+        t.join()
+    if peer == "kfifo":
+        q.close()
+    else:
+        for _ in ts:
+            q.put(None)
+    for t in ts:
+        t.join()
+    took = time.perf_counter() - t0
+    if sum(a[0] for a in results) != producers * n or sum(a[1] for a in results) != expected(producers, n):
+        raise SystemExit(f"threads {peer} {producers}x{consumers}: wrong items")
+    return producers * n / took
+
+
+def threads_main(args):
+    rows = []
+    for producers, consumers in ((1, 4), (2, 2), (4, 1)):
+        n = (20000 if args.quick else 300000) // producers
+        rates = {"kfifo": [], "queue.SimpleQueue": []}
+        for _ in range(args.repeats):
+            rates["kfifo"].append(thread_run("kfifo", producers, consumers, n))
+            rates["queue.SimpleQueue"].append(thread_run("simple", producers, consumers, n))
+        ratios = benchlib.paired_median_ratios(rates, "kfifo")
+        for peer in rates:
+            med = statistics.median(rates[peer])
+            rows.append((f"{producers}x{consumers}", peer, med, ratios[peer]))
+            print(f"threads 16 B {producers}x{consumers} {peer:<18} {med / 1e3:10.1f} k items/s   "
+                  f"kfifo {ratios[peer]:.2f}x", flush=True)
+    if args.out:
+        lines = ["", "## Threads of one process", "",
+                 time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()) +
+                 f"; medians of {args.repeats} paired runs. 16-byte records: kfifo "
+                 "`Kfifo(FIFO, producers=..., consumers=...)` put_rec / get_recs(256) against "
+                 "`queue.SimpleQueue` put / get.", "",
+                 benchlib.load_line(), "",
+                 "| threads producers x consumers | peer | rate | kfifo / peer |", "|---|---|---:|---:|"]
+        for shape, peer, med, ratio in rows:
+            lines.append(f"| {shape} | {peer} | {med / 1e6:.3f} M rec/s | {ratio:.2f}× |")
+        lines += ["", f"`python bench/python/bench_pools.py --threads --repeats {args.repeats} --out`", ""]
+        with open(os.path.join(benchlib.RESULTS, "pools.md"), "a") as fh:
+            fh.write("\n".join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--threads", action="store_true",
+                    help="threads of one process against queue.SimpleQueue (appends to pools.md)")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="fewer items (a smoke run)")
+    ap.add_argument("--out", action="store_true", help="write bench/results/pools.md")
+    ap.add_argument("--shapes", default=",".join(f"{p}x{c}" for p, c in SHAPES))
+    args = ap.parse_args()
+    if args.threads:
+        threads_main(args)
+        return
+    shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
+    total16 = 20000 if args.quick else 200000
+    total64k = 200 if args.quick else 1000
+    rows = []
+    for size, total in ((16, total16), (65536, total64k)):
+        for producers, consumers in shapes:
+            n = max(1, total // producers)
+            rates = {peer: [] for peer in PEERS}
+            for _ in range(args.repeats):
+                for peer in PEERS:
+                    rates[peer].append(run(peer, producers, consumers, n, size))
+            ratios = benchlib.paired_median_ratios(rates, "kfifo")
+            for peer in PEERS:
+                med = statistics.median(rates[peer])
+                rows.append((size, f"{producers}x{consumers}", peer, med, ratios[peer]))
+                print(f"{size:>6} B {producers}x{consumers:<3} {peer:<12} "
+                      f"{med / 1e3:10.1f} k items/s   kfifo {ratios[peer]:.2f}x", flush=True)
+    if args.out:
+        write(rows, args)
+
+
+def write(rows, args):
+    from importlib.metadata import version
+
+    import zmq
+    lines = [
+        "# kfifo benchmark: worker pools and fan-in between processes",
+        "",
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()) + f"; {benchlib.machine_line()}; "
+        f"Python {sys.version.split()[0]}; start method fork; medians of {args.repeats} paired runs.",
+        "",
+        f"Versions: kfifo {kfifo.__version__}; faster-fifo {version('faster-fifo')}; pyzmq {zmq.__version__}.",
+        "",
+        benchlib.load_line(),
+        "",
+        "Rates are items per second, all producers together (16 B records, or 64 KiB chunks). "
+        "Ratio: kfifo's rate over the peer's in the same repetition, median.",
+        "",
+        "| payload | producers x consumers | peer | rate | kfifo / peer |",
+        "|---|---|---|---:|---:|",
+    ]
+    for size, shape, peer, med, ratio in rows:
+        unit = f"{med / 1e6:.3f} M rec/s" if size == 16 else f"{med * size / 1e9:.2f} GB/s"
+        lines.append(f"| {'16 B' if size == 16 else '64 KiB'} | {shape} | {peer} | {unit} | "
+                     f"{ratio:.2f}× |")
+    lines += ["", f"`python bench/python/bench_pools.py --repeats {args.repeats}"
+              f"{' --quick' if args.quick else ''} --out`; method in its docstring.", ""]
+    with open(os.path.join(benchlib.RESULTS, "pools.md"), "w") as fh:
+        fh.write("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,700 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_many.c - fifos with many producers and many consumers (kfifo.h,
+ * "many producers, many consumers"): the mode API, streams of records
+ * tagged (producer, sequence) through threads and fork()ed processes,
+ * checked for exactly once, per-producer order and whole records; a lock
+ * holder killed with SIGKILL at chosen and at arbitrary points; fork()
+ * while a lock is held; a peer scribbling the lock and claim words; the
+ * one-producer / one-consumer claim refusing a second process.
+ *
+ * Nothing here depends on timing: children are killed at points they
+ * reached (a pipe says so) or at whatever point they happen to be, and
+ * the checks hold for every point.
+ */
+#define _GNU_SOURCE
+#include <kfifo.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_harness.h"
+#include "test_shm_util.h"
+
+extern unsigned int kfifo__lock_patience_ms; /* private (kfifo_lock.c) */
+
+/* A record: producer id, sequence number, and a check word of both. */
+struct rec {
+	uint32_t producer, seq, check;
+};
+
+static uint32_t check_of(uint32_t p, uint32_t s)
+{
+	return (p * 2654435761u) ^ (s * 40503u) ^ 0x5a5a5a5au;
+}
+
+#define MAXP 8
+
+/* What the consumers saw: per producer, a bitmap of sequence numbers and
+ * the counts of duplicates, order breaks and bad records. */
+struct seen {
+	unsigned int items, dups, disorder, bad;
+	unsigned char got[MAXP][4096];
+};
+
+/* Record @r, taken by a consumer whose last sequence from each producer
+ * is in @last (-1: none). */
+static void note(struct seen *s, const struct rec *r, long long last[MAXP])
+{
+	if (r->producer >= MAXP || r->seq >= 4096 * 8 ||
+	    r->check != check_of(r->producer, r->seq)) {
+		__atomic_add_fetch(&s->bad, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if ((long long)r->seq <= last[r->producer])
+		__atomic_add_fetch(&s->disorder, 1, __ATOMIC_RELAXED);
+	last[r->producer] = r->seq;
+	if (__atomic_fetch_or(&s->got[r->producer][r->seq / 8],
+			      (unsigned char)(1u << (r->seq % 8)),
+			      __ATOMIC_RELAXED) &
+	    (1u << (r->seq % 8)))
+		__atomic_add_fetch(&s->dups, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->items, 1, __ATOMIC_RELAXED);
+}
+
+static unsigned int missing(struct seen *s, unsigned int producers,
+			    unsigned int per)
+{
+	unsigned int p, q, n = 0;
+
+	for (p = 0; p < producers; p++)
+		for (q = 0; q < per; q++)
+			n += !(s->got[p][q / 8] & (1u << (q % 8)));
+	return n;
+}
+
+/* One record taken: 1, else 0. */
+static int take_rec(struct kfifo *f, struct rec *r)
+{
+	return kfifo_out_rec(f, r, sizeof(*r), 1, NULL) == 0;
+}
+
+/* A record with its 1-byte header (12) through two regions. */
+static void put13(struct kfifo_region reg[2], const struct rec *r)
+{
+	unsigned char b[1 + sizeof(*r)];
+
+	b[0] = sizeof(*r);
+	memcpy(b + 1, r, sizeof(*r));
+	memcpy(reg[0].data, b, reg[0].len);
+	memcpy(reg[1].data, b + reg[0].len, reg[1].len);
+}
+
+static void get13(const struct kfifo_region reg[2], struct rec *r)
+{
+	unsigned char b[1 + sizeof(*r)];
+
+	memcpy(b, reg[0].data, reg[0].len);
+	memcpy(b + reg[0].len, reg[1].data, reg[1].len);
+	if (b[0] != sizeof(*r))
+		memset(b, 0xff, sizeof(b)); /* counted as a bad record */
+	memcpy(r, b + 1, sizeof(*r));
+}
+
+/* One call kind per producer and consumer: 0 records, 1 zero-copy. */
+static void produce(struct kfifo *f, uint32_t p, uint32_t per, int how)
+{
+	uint32_t q;
+	struct rec r;
+	struct kfifo_region reg[2];
+
+	for (q = 0; q < per; q++) {
+		r.producer = p;
+		r.seq = q;
+		r.check = check_of(p, q);
+		for (;;) {
+			if (how == 0) {
+				if (kfifo_in_rec(f, &r, sizeof(r), 1) == 0)
+					break;
+			} else if (kfifo_in_prepare(f, reg, 1 + sizeof(r)) ==
+				   1 + sizeof(r)) {
+				/* the record with its 1-byte header, in place */
+				put13(reg, &r);
+				kfifo_in_finish(f, 1 + sizeof(r));
+				break;
+			} else {
+				/* fewer regions than asked: give them back */
+				kfifo_in_finish(f, 0);
+			}
+			sched_yield();
+		}
+	}
+}
+
+/* Consume until the fifo is closed and empty. */
+static void consume(struct kfifo *f, struct seen *s, int how)
+{
+	long long last[MAXP];
+	struct rec r;
+	struct kfifo_region reg[2];
+	unsigned int i, n;
+
+	for (i = 0; i < MAXP; i++)
+		last[i] = -1;
+	for (;;) {
+		if (how == 0) {
+			if (take_rec(f, &r)) {
+				note(s, &r, last);
+				continue;
+			}
+		} else {
+			n = kfifo_out_prepare(f, reg, 1 + sizeof(r));
+			if (n == 1 + sizeof(r)) {
+				get13(reg, &r);
+				kfifo_out_finish(f, 1 + sizeof(r));
+				note(s, &r, last);
+				continue;
+			}
+			if (n > 0)
+				kfifo_out_finish(f, 0);
+		}
+		if (kfifo_is_closed(f) && kfifo_is_empty(f))
+			return;
+		if (kfifo_wait_len(f, 1, 1000000) < -1000)
+			return;
+	}
+}
+
+/* ---- the mode API ------------------------------------------------------ */
+
+static void test_mode_api(void)
+{
+	struct kfifo f, h, g;
+	size_t len = kfifo_shared_bytes(64);
+	unsigned char *mem = map_shared(len);
+
+	CHECK_INT(kfifo_alloc(&f, 64, KFIFO_GFP_KERNEL), 0);
+	CHECK_UINT(kfifo_mode(&f), 0);
+	CHECK_INT(kfifo_set_mode(&f, 4), -EINVAL);
+	CHECK_UINT(kfifo_mode(&f), 0);
+	CHECK_INT(kfifo_set_mode(&f, KFIFO_MANY_CONSUMERS), 0);
+	CHECK_UINT(kfifo_mode(&f), KFIFO_MANY_CONSUMERS);
+	CHECK_UINT(kfifo_in(&f, "abc", 3), 3);
+	CHECK_INT(kfifo_out_lock(&f), 0);
+	CHECK_INT(kfifo_out_lock(&f), 0); /* nested */
+	CHECK_UINT(kfifo_out(&f, mem, 3), 3);
+	kfifo_out_unlock(&f);
+	kfifo_out_unlock(&f);
+	CHECK_UINT(f.kfifo__out_lock, 0);
+	kfifo_free(&f);
+
+	CHECK_INT(kfifo_shared_create_mode(&h, mem, len, 64, 8), -EINVAL);
+	CHECK_INT(kfifo_shared_create_mode(&h, mem, len, 64,
+					   KFIFO_MANY_PRODUCERS |
+						   KFIFO_MANY_CONSUMERS),
+		  0);
+	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_VERSION), 3);
+	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_FLAGS),
+		   KFIFO_SHARED_FLAG_NOTIFY | KFIFO_SHARED_FLAG_MANY_PRODUCERS |
+			   KFIFO_SHARED_FLAG_MANY_CONSUMERS);
+	CHECK_INT(kfifo_set_mode(&h, 0), -EINVAL);
+	CHECK_INT(kfifo_shared_attach(&g, mem, len), 0);
+	CHECK_UINT(kfifo_mode(&g), KFIFO_MANY_PRODUCERS | KFIFO_MANY_CONSUMERS);
+	/* the mode is read once: a peer clearing the flags changes nothing */
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS, KFIFO_SHARED_FLAG_NOTIFY);
+	CHECK_UINT(kfifo_mode(&g), KFIFO_MANY_PRODUCERS | KFIFO_MANY_CONSUMERS);
+	/* an unknown flag is refused */
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS, 8);
+	CHECK_INT(kfifo_shared_attach(&g, mem, len), -EINVAL);
+	/* version 2: attached as one producer, one consumer; its mode flags
+	 * did not exist, so they are refused there */
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS, KFIFO_SHARED_FLAG_NOTIFY);
+	set_word(mem, KFIFO_SHARED_OFF_VERSION, 2);
+	CHECK_INT(kfifo_shared_attach(&g, mem, len), 0);
+	CHECK_UINT(kfifo_mode(&g), 0);
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS,
+		 KFIFO_SHARED_FLAG_NOTIFY | KFIFO_SHARED_FLAG_MANY_PRODUCERS);
+	CHECK_INT(kfifo_shared_attach(&g, mem, len), -EINVAL);
+	set_word(mem, KFIFO_SHARED_OFF_VERSION, 4);
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS, KFIFO_SHARED_FLAG_NOTIFY);
+	CHECK_INT(kfifo_shared_attach(&g, mem, len), -EINVAL);
+	munmap(mem, len);
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+struct targ {
+	struct kfifo *f;
+	struct seen *s;
+	uint32_t id, per;
+	int how;
+};
+
+static void *producer_thread(void *a)
+{
+	struct targ *t = a;
+
+	produce(t->f, t->id, t->per, t->how);
+	return NULL;
+}
+
+static void *consumer_thread(void *a)
+{
+	struct targ *t = a;
+
+	consume(t->f, t->s, t->how);
+	return NULL;
+}
+
+static void run_threads(struct kfifo *f, unsigned int np, unsigned int nc,
+			uint32_t per)
+{
+	pthread_t pt[MAXP], ct[MAXP];
+	struct targ pa[MAXP], ca[MAXP];
+	struct seen *s = calloc(1, sizeof(*s));
+	unsigned int i;
+
+	for (i = 0; i < nc; i++) {
+		ca[i] = (struct targ){ f, s, i, per, (int)(i & 1) };
+		CHECK_INT(pthread_create(&ct[i], NULL, consumer_thread, &ca[i]), 0);
+	}
+	for (i = 0; i < np; i++) {
+		pa[i] = (struct targ){ f, s, i, per, (int)(i & 1) };
+		CHECK_INT(pthread_create(&pt[i], NULL, producer_thread, &pa[i]), 0);
+	}
+	for (i = 0; i < np; i++)
+		pthread_join(pt[i], NULL);
+	kfifo_close(f);
+	for (i = 0; i < nc; i++)
+		pthread_join(ct[i], NULL);
+	th_context("%u producers x %u consumers, %u each", np, nc, per);
+	CHECK_UINT(s->items, np * per);
+	CHECK_UINT(s->dups, 0);
+	CHECK_UINT(s->disorder, 0);
+	CHECK_UINT(s->bad, 0);
+	CHECK_UINT(missing(s, np, per), 0);
+	CHECK(kfifo_valid(f));
+	free(s);
+}
+
+static void test_threads_ordinary(void)
+{
+	struct kfifo f;
+	unsigned int shapes[][2] = { { 1, 3 }, { 3, 1 }, { 2, 2 }, { 4, 3 } };
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		CHECK_INT(kfifo_alloc(&f, 256, KFIFO_GFP_KERNEL), 0);
+		CHECK_INT(kfifo_set_mode(&f, (shapes[i][0] > 1
+						      ? KFIFO_MANY_PRODUCERS
+						      : 0) |
+						     (shapes[i][1] > 1
+							      ? KFIFO_MANY_CONSUMERS
+							      : 0)),
+			  0);
+		run_threads(&f, shapes[i][0], shapes[i][1], 3000);
+		kfifo_free(&f);
+	}
+}
+
+static void test_threads_shared(void)
+{
+	size_t len = kfifo_shared_bytes(128);
+	unsigned char *mem = map_shared(len);
+	struct kfifo h;
+
+	CHECK_INT(kfifo_shared_create_mode(&h, mem, len, 128,
+					   KFIFO_MANY_PRODUCERS |
+						   KFIFO_MANY_CONSUMERS),
+		  0);
+	run_threads(&h, 3, 3, 3000);
+	munmap(mem, len);
+}
+
+/* ---- processes ---------------------------------------------------------- */
+
+static void test_processes(void)
+{
+	size_t len = kfifo_shared_bytes(256);
+	unsigned char *mem = map_shared(len);
+	struct seen *s = (struct seen *)(void *)map_shared(sizeof(*s));
+	unsigned int np = 3, nc = 3, i, per = 4000;
+	pid_t pids[2 * MAXP];
+	struct kfifo h;
+	int status;
+
+	CHECK_INT(kfifo_shared_create_mode(&h, mem, len, 256,
+					   KFIFO_MANY_PRODUCERS |
+						   KFIFO_MANY_CONSUMERS),
+		  0);
+	for (i = 0; i < np + nc; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			struct kfifo c;
+
+			if (kfifo_shared_attach(&c, mem, len) != 0)
+				_exit(3);
+			if (i < np)
+				produce(&c, i, per, (int)(i & 1));
+			else
+				consume(&c, s, (int)(i & 1));
+			_exit(0);
+		}
+	}
+	for (i = 0; i < np; i++) {
+		CHECK_INT(waitpid(pids[i], &status, 0), pids[i]);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	kfifo_close(&h);
+	for (i = np; i < np + nc; i++) {
+		CHECK_INT(waitpid(pids[i], &status, 0), pids[i]);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	CHECK_UINT(s->items, np * per);
+	CHECK_UINT(s->dups, 0);
+	CHECK_UINT(s->disorder, 0);
+	CHECK_UINT(s->bad, 0);
+	CHECK_UINT(missing(s, np, per), 0);
+	munmap(s, sizeof(*s));
+	munmap(mem, len);
+}
+
+/* ---- death of a lock holder -------------------------------------------- */
+
+/* A child attaches, takes @side's lock, half-writes (half-reads) a
+ * record through the zero-copy calls, says so on a pipe and waits to be
+ * killed.  The lock is then recovered and the half-done work undone. */
+static void test_holder_killed_at_a_chosen_point(void)
+{
+	size_t len = kfifo_shared_bytes(64);
+	unsigned char *mem = map_shared(len);
+	struct kfifo h;
+	struct rec r = { 1, 0, 0 }, got;
+	int fd[2], side, status;
+	char c;
+	pid_t pid;
+
+	for (side = 0; side < 2; side++) {
+		th_context("side %d", side);
+		CHECK_INT(kfifo_shared_create_mode(&h, mem, len, 64,
+						   KFIFO_MANY_PRODUCERS |
+							   KFIFO_MANY_CONSUMERS),
+			  0);
+		r.seq = 0;
+		r.check = check_of(1, 0);
+		CHECK_UINT(kfifo_in_rec(&h, &r, sizeof(r), 1), 0);
+		CHECK_INT(pipe(fd), 0);
+		pid = fork();
+		if (pid == 0) {
+			struct kfifo c;
+			struct kfifo_region reg[2];
+
+			if (kfifo_shared_attach(&c, mem, len) != 0)
+				_exit(3);
+			if (side == 0) {
+				if (kfifo_in_prepare(&c, reg, 13) != 13)
+					_exit(4);
+				memset(reg[0].data, 0xee, reg[0].len);
+			} else {
+				if (kfifo_out_prepare(&c, reg, 13) != 13)
+					_exit(4);
+			}
+			(void)!write(fd[1], "x", 1);
+			pause();
+			_exit(0);
+		}
+		CHECK_INT((int)read(fd[0], &c, 1), 1);
+		CHECK(get_word(mem, side ? KFIFO_SHARED_OFF_OUT_LOCK
+					 : KFIFO_SHARED_OFF_IN_LOCK) != 0);
+		kill(pid, SIGKILL);
+		/* dead but not reaped (a zombie, as a pool's workers stay
+		 * until the parent joins them): the lock is taken over all
+		 * the same */
+		{
+			siginfo_t si;
+
+			CHECK_INT(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT),
+				  0);
+		}
+		r.seq = 1;
+		r.check = check_of(1, 1);
+		CHECK_UINT(kfifo_in_rec(&h, &r, sizeof(r), 1), 0);
+		/* record 0 whole (the dead consumer's half read undone), then
+		 * record 1: the dead producer's bytes never seen */
+		CHECK(take_rec(&h, &got));
+		CHECK_UINT(got.seq, 0);
+		CHECK_UINT(got.check, check_of(1, 0));
+		CHECK(take_rec(&h, &got));
+		CHECK_UINT(got.seq, 1);
+		CHECK(kfifo_is_empty(&h));
+		CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_IN_LOCK), 0);
+		CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_OUT_LOCK), 0);
+		CHECK_INT(waitpid(pid, &status, 0), pid);
+		close(fd[0]);
+		close(fd[1]);
+	}
+	munmap(mem, len);
+}
+
+/* Producers and consumers killed wherever they are once the consumers
+ * report some progress: whatever the point, every record taken is whole,
+ * none twice, each producer's in order, and the survivors (this process)
+ * can still produce and drain the fifo. */
+static void test_holders_killed_anywhere(void)
+{
+	size_t len = kfifo_shared_bytes(128);
+	unsigned char *mem = map_shared(len);
+	struct seen *s = (struct seen *)(void *)map_shared(sizeof(*s));
+	unsigned int round, i, n = 4, rounds = 6, target;
+	pid_t pids[4];
+	struct kfifo h;
+	struct rec r;
+	long long last[MAXP];
+	int status;
+
+	for (round = 0; round < rounds; round++) {
+		memset(s, 0, sizeof(*s));
+		CHECK_INT(kfifo_shared_create_mode(&h, mem, len, 128,
+						   KFIFO_MANY_PRODUCERS |
+							   KFIFO_MANY_CONSUMERS),
+			  0);
+		for (i = 0; i < n; i++) {
+			pids[i] = fork();
+			if (pids[i] == 0) {
+				struct kfifo c;
+
+				if (kfifo_shared_attach(&c, mem, len) != 0)
+					_exit(3);
+				if (i < 2)
+					produce(&c, i, 30000, (int)((i + round) & 1));
+				else
+					consume(&c, s, (int)((i + round) & 1));
+				_exit(0);
+			}
+		}
+		/* kill at a point that depends on the round, not on time */
+		target = 50 + round * 400;
+		while (__atomic_load_n(&s->items, __ATOMIC_RELAXED) < target)
+			sched_yield();
+		for (i = 0; i < n; i++)
+			kill(pids[(i + round) % n], SIGKILL);
+		for (i = 0; i < n; i++)
+			CHECK_INT(waitpid(pids[i], &status, 0), pids[i]);
+		/* this process takes both locks and drains what is left */
+		for (i = 0; i < MAXP; i++)
+			last[i] = -1;
+		while (take_rec(&h, &r))
+			note(s, &r, last);
+		th_context("round %u", round);
+		r.producer = 7;
+		r.seq = 0;
+		r.check = check_of(7, 0);
+		CHECK_UINT(kfifo_in_rec(&h, &r, sizeof(r), 1), 0);
+		CHECK(take_rec(&h, &r) && r.producer == 7);
+		CHECK(s->items >= target);
+		CHECK_UINT(s->dups, 0);
+		CHECK_UINT(s->disorder, 0);
+		CHECK_UINT(s->bad, 0);
+		CHECK(kfifo_valid(&h));
+		CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_IN_LOCK), 0);
+		CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_OUT_LOCK), 0);
+	}
+	munmap(s, sizeof(*s));
+	munmap(mem, len);
+}
+
+/* ---- fork while a lock is held ----------------------------------------- */
+
+struct holder {
+	struct kfifo *f;
+	int go[2], done[2];
+};
+
+static void *hold_lock(void *a)
+{
+	struct holder *h = a;
+	char c;
+
+	if (kfifo_in_lock(h->f) != 0)
+		return NULL;
+	(void)!write(h->done[1], "h", 1);
+	(void)!read(h->go[0], &c, 1);
+	kfifo_in_unlock(h->f);
+	return NULL;
+}
+
+static void fork_while_held(struct kfifo *f)
+{
+	struct holder hd = { f, { 0, 0 }, { 0, 0 } };
+	pthread_t t;
+	pid_t pid;
+	int status;
+	char c;
+
+	CHECK_INT(pipe(hd.go), 0);
+	CHECK_INT(pipe(hd.done), 0);
+	CHECK_INT(pthread_create(&t, NULL, hold_lock, &hd), 0);
+	CHECK_INT((int)read(hd.done[0], &c, 1), 1);
+	pid = fork();
+	if (pid == 0) {
+		/* ordinary fifo: the holder is not in this process, the lock
+		 * is taken over; shared: the parent's thread lets it go */
+		_exit(kfifo_in(f, "child", 5) == 5 ? 0 : 1);
+	}
+	(void)!write(hd.go[1], "g", 1);
+	pthread_join(t, NULL);
+	CHECK_INT(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(hd.go[0]);
+	close(hd.go[1]);
+	close(hd.done[0]);
+	close(hd.done[1]);
+}
+
+static void test_fork_while_lock_held(void)
+{
+	struct kfifo f, h;
+	size_t len = kfifo_shared_bytes(64);
+	unsigned char *mem = map_shared(len);
+	char buf[8];
+
+	CHECK_INT(kfifo_alloc(&f, 64, KFIFO_GFP_KERNEL), 0);
+	CHECK_INT(kfifo_set_mode(&f, KFIFO_MANY_PRODUCERS), 0);
+	fork_while_held(&f);
+	CHECK_UINT(kfifo_len(&f), 0); /* the child's copy, not ours */
+	CHECK_UINT(kfifo_in(&f, "p", 1), 1);
+	kfifo_free(&f);
+
+	CHECK_INT(kfifo_shared_create_mode(&h, mem, len, 64,
+					   KFIFO_MANY_PRODUCERS),
+		  0);
+	fork_while_held(&h);
+	CHECK_UINT(kfifo_out(&h, buf, sizeof(buf)), 5);
+	CHECK_MEM(buf, "child", 5);
+	munmap(mem, len);
+}
+
+/* ---- a peer scribbling the words ---------------------------------------- */
+
+static void test_scribbled_lock_word(void)
+{
+	size_t len = kfifo_shared_bytes(64);
+	unsigned char *mem = map_shared(len);
+	struct kfifo h;
+	unsigned int junk[] = { 0x80000000u, 0x3fffffffu, 0xffffffffu,
+				0x7ffffffeu };
+	unsigned int i;
+	char buf[4];
+
+	CHECK_INT(kfifo_shared_create_mode(&h, mem, len, 64,
+					   KFIFO_MANY_PRODUCERS |
+						   KFIFO_MANY_CONSUMERS),
+		  0);
+	/* words naming no live thread: taken over */
+	for (i = 0; i < 4; i++) {
+		th_context("junk %#x", junk[i]);
+		set_word(mem, KFIFO_SHARED_OFF_IN_LOCK, junk[i]);
+		set_word(mem, KFIFO_SHARED_OFF_OUT_LOCK, junk[i]);
+		CHECK_UINT(kfifo_in(&h, "ab", 2), 2);
+		CHECK_UINT(kfifo_out(&h, buf, 2), 2);
+		CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_IN_LOCK), 0);
+	}
+	/* a live process's id (init's): we give up after our patience,
+	 * with nothing moved */
+	kfifo__lock_patience_ms = 20;
+	set_word(mem, KFIFO_SHARED_OFF_IN_LOCK, 1);
+	CHECK_INT(kfifo_in_lock(&h), -ETIMEDOUT);
+	errno = 0;
+	CHECK_UINT(kfifo_in(&h, "ab", 2), 0);
+	CHECK_INT(errno, ETIMEDOUT);
+	CHECK(kfifo_is_empty(&h));
+	set_word(mem, KFIFO_SHARED_OFF_IN_LOCK, 0);
+	CHECK_UINT(kfifo_in(&h, "ab", 2), 2);
+	kfifo__lock_patience_ms = KFIFO_LOCK_PATIENCE_MS;
+	munmap(mem, len);
+}
+
+/* ---- one producer, one consumer: the claims ----------------------------- */
+
+static void test_spsc_claims(void)
+{
+	size_t len = kfifo_shared_bytes(64);
+	unsigned char *mem = map_shared(len);
+	struct kfifo h;
+	int fd[2], go[2], status;
+	char c, buf[8];
+	pid_t pid;
+
+	CHECK_INT(kfifo_shared_create(&h, mem, len, 64), 0);
+	CHECK_UINT(kfifo_in(&h, "mine", 4), 4);
+	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_IN_CLAIM), (unsigned)getpid());
+	CHECK_INT(pipe(fd), 0);
+	CHECK_INT(pipe(go), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct kfifo c2;
+		int ok;
+
+		if (kfifo_shared_attach(&c2, mem, len) != 0)
+			_exit(3);
+		/* a second producer process: refused, nothing stored */
+		errno = 0;
+		ok = kfifo_in(&c2, "evil", 4) == 0 && errno == EBUSY &&
+		     kfifo_in_lock(&c2) == -EBUSY && kfifo_len(&c2) == 4;
+		/* the consumer side is free: this process claims it */
+		ok = ok && kfifo_out(&c2, buf, 2) == 2;
+		(void)!write(fd[1], ok ? "y" : "n", 1);
+		(void)!read(go[0], &c, 1);
+		_exit(0);
+	}
+	CHECK_INT((int)read(fd[0], &c, 1), 1);
+	CHECK(c == 'y');
+	/* now the child consumes: this process is refused */
+	errno = 0;
+	CHECK_UINT(kfifo_out(&h, buf, 2), 0);
+	CHECK_INT(errno, EBUSY);
+	CHECK_INT(kfifo_out_lock(&h), -EBUSY);
+	(void)!write(go[1], "g", 1);
+	CHECK_INT(waitpid(pid, &status, 0), pid);
+	/* the child is gone: its claim is taken over */
+	CHECK_UINT(kfifo_out(&h, buf, 8), 2);
+	CHECK_MEM(buf, "ne", 2);
+	/* detach gives the claims up; a scribbled claim naming a dead
+	 * process is taken over, a live one refuses */
+	kfifo_shared_detach(&h);
+	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_IN_CLAIM), 0);
+	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_OUT_CLAIM), 0);
+	set_word(mem, KFIFO_SHARED_OFF_IN_CLAIM, 0x3ffffffeu);
+	CHECK_UINT(kfifo_in(&h, "x", 1), 1);
+	kfifo_shared_detach(&h);
+	set_word(mem, KFIFO_SHARED_OFF_IN_CLAIM, 1);
+	CHECK_UINT(kfifo_in(&h, "x", 1), 0);
+	CHECK_UINT(kfifo_len(&h), 1);
+	close(fd[0]);
+	close(fd[1]);
+	close(go[0]);
+	close(go[1]);
+	munmap(mem, len);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	RUN_TEST(test_mode_api);
+	RUN_TEST(test_threads_ordinary);
+	RUN_TEST(test_threads_shared);
+	RUN_TEST(test_processes);
+	RUN_TEST(test_holder_killed_at_a_chosen_point);
+	RUN_TEST(test_holders_killed_anywhere);
+	RUN_TEST(test_fork_while_lock_held);
+	RUN_TEST(test_scribbled_lock_word);
+	RUN_TEST(test_spsc_claims);
+	return th_finish("test_many");
+}
