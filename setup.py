@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: MIT
 """Build of the ``kfifo`` Python package (setuptools; metadata in pyproject.toml).
 
-Nothing is written into the source tree: setuptools' ``build/`` and
-``kfifo.egg-info`` go to a directory of their own under the system's
-temporary directory (one per source tree, so rebuilds are incremental), or
-to ``$KFIFO_BUILD_BASE``.  ``build_ext`` does three things there, in order:
+Nothing is written outside the source tree's own build tree: setuptools'
+``build/`` and ``kfifo.egg-info`` go to ``build/python`` (git-ignored and
+left out of the sdist; kept, so rebuilds are incremental), or to
+``$KFIFO_BUILD_BASE``.  Nothing goes to a shared temporary directory.  ``build_ext`` does three things there, in order:
 
 1. runs CMake on the project's own top-level ``CMakeLists.txt`` to build
    ``libkfifo.a`` and the binding's own C, ``libkfifo_py.a`` (from
@@ -27,14 +27,12 @@ CMake and ``kfifo.__version__`` also use.
 from __future__ import annotations
 
 import glob
-import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -56,11 +54,7 @@ def read_version() -> str:
 
 
 def build_base() -> str:
-    base = os.environ.get("KFIFO_BUILD_BASE")
-    if not base:
-        tree = hashlib.sha1(HERE.encode()).hexdigest()[:12]
-        base = os.path.join(tempfile.gettempdir(), "kfifo-build-" + tree)
-    base = os.path.abspath(base)
+    base = os.path.abspath(os.environ.get("KFIFO_BUILD_BASE") or os.path.join(HERE, "build", "python"))
     os.makedirs(base, exist_ok=True)  # egg_info wants it to exist
     return base
 

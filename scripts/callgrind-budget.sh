@@ -34,6 +34,8 @@
 # a debug build or another interpreter is printed, not checked.  ~20 s.
 # Needs valgrind.
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 # ---- the budgets: instructions per 16-byte round trip, the one place ----

@@ -13,6 +13,8 @@
 # Usage: scripts/check-gcc14.sh [BUILD_ROOT]
 #   PYTHON  the interpreter to build for (default python3)
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PYTHON=${PYTHON:-python3}
 BUILD_ROOT=${1:-$ROOT/build}

@@ -13,6 +13,8 @@
 #      make_state_machine(...).TestCase).
 # Versions of the tools: the typecheck extra of pyproject.toml.
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}

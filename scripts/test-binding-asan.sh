@@ -15,6 +15,8 @@
 #
 # Usage: scripts/test-binding-asan.sh [BUILD_ROOT] [--stress SECONDS] [-- PYTEST_ARGS...]
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PYTHON=${PYTHON:-python3}
 BUILD_ROOT=build

@@ -17,6 +17,8 @@
 # Prints what it checks; exits non-zero at the first failure.  The last
 # line is a one-line summary.
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 STATIC_BUILD=$1 SHARED_BUILD=$2 WORK=$3
