@@ -17,7 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # every runnable script; scripts/toolchain.sh is sourced, not run
 SCRIPTS = sorted(
     [p for p in ROOT.glob("scripts/*.sh") if p.name != "toolchain.sh"]
-    + list(ROOT.glob("scripts/*.py"))
+    + list(ROOT.glob("scripts/*.py")) + list(ROOT.glob("bench/run-*.sh"))
     + [ROOT / "run-tests", ROOT / "c/tests/run-c-tests.sh", ROOT / "c/tests/install/check.sh"]
 )
 
@@ -30,8 +30,9 @@ def snapshot(tree: pathlib.Path):
 def test_help_prints_the_usage_and_runs_nothing(script, tmp_path):
     # a copy of the tree's scripts, so that anything --help made would show
     tree = tmp_path / "tree"
-    for part in ("scripts", "c/tests/install", "tests"):  # detection_rate.py imports tests/
-        shutil.copytree(ROOT / part, tree / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for part in ("scripts", "c/tests/install", "tests", "bench"):  # detection_rate.py imports tests/
+        shutil.copytree(ROOT / part, tree / part,
+                        ignore=shutil.ignore_patterns("__pycache__", "build", "results"))
     shutil.copy2(ROOT / "run-tests", tree / "run-tests")
     shutil.copy2(ROOT / "c/tests/run-c-tests.sh", tree / "c/tests/run-c-tests.sh")
     shutil.copy2(ROOT / "pyproject.toml", tree / "pyproject.toml")

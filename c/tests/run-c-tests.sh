@@ -180,8 +180,9 @@ WERROR=(-DKFIFO_WERROR=ON)
 # The extra build types run every test, with shorter stress runs.
 SHORT=(KFIFO_STRESS_BYTES=2e6 KFIFO_WAIT_STRESS_BYTES=3e5 KFIFO_WAIT_PINGPONG=1e4
        KFIFO_RANDOM_SEQUENCES=20)
-# The Python binding's own C (swig/kfifo_py.c) is built with -Werror by the
-# gcc and clang stages; its sanitizer run is the Python tests under ASan
+# The Python binding's own C (swig/kfpy_*.c, libkfifo_py.a) is built with
+# -Werror by the gcc and clang stages (the extension itself too when SWIG
+# is found); its sanitizer run is the Python tests under ASan
 # (scripts/test-binding-asan.sh, called by run-tests).
 PYBIND=()
 if py_include=$("${PYTHON:-python3}" -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null) &&
