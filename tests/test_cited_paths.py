@@ -58,8 +58,10 @@ def files():
                              check=True).stdout.decode()
         names = [p for p in out.split("\0") if p]
     except (OSError, subprocess.CalledProcessError):
-        names = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file()
-                 and not {"build", "dist", "__pycache__", ".hypothesis"} & set(p.parts)]
+        names = []
+    if not names:  # not a checkout of its own
+        names = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file() and not
+                 {"build", "dist", "__pycache__", ".hypothesis"} & set(p.relative_to(ROOT).parts)]
     for name in sorted(names):
         p = pathlib.PurePosixPath(name)
         if name in NOT_READ or p.suffix not in TEXT or not (ROOT / name).is_file():
