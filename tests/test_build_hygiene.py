@@ -92,7 +92,10 @@ def cmake():
 def compile_command(tmp_path, cflags):
     build = tmp_path / ("build" + str(len(os.listdir(tmp_path))))
     env = dict(os.environ)
-    env.pop("CFLAGS", None)
+    # a plain configure: no CFLAGS of ours, no sanitizer runtime preloaded
+    # into cmake and the compilers (scripts/test-binding-asan.sh sets one)
+    for name in ("CFLAGS", "LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS"):
+        env.pop(name, None)
     if cflags is not None:
         env["CFLAGS"] = cflags
     subprocess.run([cmake(), "-S", str(ROOT), "-B", str(build), "-DKFIFO_BUILD_TESTS=OFF",

@@ -4,8 +4,8 @@ docs, comments and docstrings, scripts - names a file or directory that
 exists.  A path is cited when it starts with one of the tree's top-level
 directories (``swig/kfpy_type.c``, ``docs/spec.md``) or is one of its
 top-level files (``setup.py``); ``*`` and ``{a,b}`` are expanded, and a
-glob must match something.  CHANGELOG.md is history (it names files that
-were renamed since), .gitignore and MANIFEST.in name generated files on
+glob must match something.  CHANGELOG.md and the entries waiting for it
+in changes/ are history (they name files that were renamed or removed), .gitignore and MANIFEST.in name generated files on
 purpose; none of them is read.
 """
 import glob
@@ -64,7 +64,8 @@ def files():
                  {"build", "dist", "__pycache__", ".hypothesis"} & set(p.relative_to(ROOT).parts)]
     for name in sorted(names):
         p = pathlib.PurePosixPath(name)
-        if name in NOT_READ or p.suffix not in TEXT or not (ROOT / name).is_file():
+        if name in NOT_READ or p.parts[0] == "changes" or p.suffix not in TEXT \
+                or not (ROOT / name).is_file():
             continue
         if p.parts[0] in ("bench",) and "results" in p.parts:
             continue  # records of past runs: they name what the run used
