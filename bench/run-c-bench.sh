@@ -17,6 +17,7 @@
 # adds the plot);
 # with --zerocopy, bench/results/c-zerocopy.md and c-zerocopy.json.
 set -euo pipefail
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 BUILD_DIR=${KFIFO_BENCH_BUILD_DIR:-bench/build}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# Build and run bench/shared_bench.c: a stream across processes (a fifo in
+# Build and run bench/c/shared_bench.c: a stream across processes (a fifo in
 # a MAP_SHARED mapping, fork()) against the same stream between two
 # threads, 16-byte records and 4 KiB / 64 KiB chunks, both sides blocking.
 #
@@ -11,6 +11,7 @@
 # Runs niced (nice -n 5): the machine may be shared; the medians of paired
 # repeats are what to quote.
 set -euo pipefail
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 BUILD_DIR=${KFIFO_BENCH_BUILD_DIR:-bench/build}

@@ -12,6 +12,7 @@
 # Both libraries are compiled with the flags of CMake's RelWithDebInfo
 # build of libkfifo.a (-O2 -g -DNDEBUG, PIC, hidden visibility).
 set -euo pipefail
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 BASE=a8dd5db

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Records: length-prefixed messages through a kfifo (seed patch 007).
+"""Records: length-prefixed messages through a kfifo (docs/spec.md 1.4).
 
 A record is a 1- or 2-byte little-endian length header followed by its
 data, stored whole or not at all.  recsize 0 means fixed-size records.

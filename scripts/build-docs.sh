@@ -9,6 +9,8 @@
 #
 #   scripts/build-docs.sh [OUTDIR]          default: build/docs/html
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}

@@ -34,6 +34,8 @@
 # a debug build or another interpreter is printed, not checked.  ~20 s.
 # Needs valgrind.
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 # ---- the budgets: instructions per 16-byte round trip, the one place ----
@@ -52,7 +54,8 @@ C_BUDGET_regions=206      # 201.0 (205.0 before the producer cached @out + size,
 # kept, METH_FASTCALL ones would not raise CPython's own arity errors).
 # put_get fell by 70-79 on every version (3.11 707.8 -> 628.9) when
 # put_rec's store became one core call with no calls inside and get_rec
-# refilled a dropped record's bytes in one core call (issue 22 item 2).
+# refilled a dropped record's bytes in one core call (kfifo__in_rec_open,
+# kfifo__out_rec_len in c/src/kfifo_binding.h).
 PY_BUDGETS='
 version bytes put_get in_out_rec    measured: bytes put_get in_out_rec
 3.9     1018  905     1055                     987   872.9  1022.8

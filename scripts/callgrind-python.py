@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Driver of scripts/callgrind-check.sh: N round trips of 16 bytes through
+"""Driver of scripts/callgrind-budget.sh --check: N round trips of 16 bytes through
 the Python calls, the way a user's loop makes them (bound methods loaded
 once, then called through the interpreter).
 
@@ -15,7 +15,11 @@ so that start-up, imports and the warm-up cancel out.
 """
 import sys
 
-import kfifo
+if len(sys.argv) != 3 or sys.argv[1] in ("-h", "--help"):
+    print(__doc__)
+    sys.exit(0 if sys.argv[1:2] in (["-h"], ["--help"]) else 2)
+
+import kfifo  # noqa: E402
 
 WHAT, N = sys.argv[1], int(sys.argv[2])
 FIFO = kfifo.Kfifo(4096)

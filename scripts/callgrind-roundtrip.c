@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * callgrind-roundtrip.c - the instruction budget of the ordinary fast
- * path, for scripts/callgrind-budget.sh and scripts/callgrind-check.sh:
+ * path, for scripts/callgrind-budget.sh (with and without --check):
  * ROUNDS round trips of 16 bytes through one fifo (kfifo_in, then
  * kfifo_out), of one 16-byte record with a 1-byte header (kfifo_in_rec,
  * then kfifo_out_rec), and of 16 bytes through the zero-copy calls

@@ -13,6 +13,8 @@
 # Usage: scripts/check-gcc14.sh [BUILD_ROOT]
 #   PYTHON  the interpreter to build for (default python3)
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PYTHON=${PYTHON:-python3}
 BUILD_ROOT=${1:-$ROOT/build}
@@ -42,8 +44,9 @@ for spec in "swig==$oldest" "$range"; do
   "$venv/bin/python" -m pip install -q "$setuptools" wheel cmake "$spec" >>"$log" 2>&1 ||
     { tail -n 20 "$log"; echo "check-gcc14: cannot install $spec" >&2; exit 1; }
   version=$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("swig"))')
-  # a fresh build directory, so CMake sees CFLAGS; no build isolation, so
-  # this SWIG is the one used
+  # the one way (setup.py drives CMakeLists.txt's target kfifo_ext), with
+  # CFLAGS reaching every C file; a fresh build directory; no build
+  # isolation, so this SWIG is the one used
   if (cd "$ROOT" && CC=gcc CFLAGS="$FLAGS" KFIFO_BUILD_BASE=$work/build \
         "$venv/bin/python" -m pip wheel -v --no-deps --no-build-isolation \
         --wheel-dir "$work/wheel" .) >>"$log" 2>&1; then

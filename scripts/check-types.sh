@@ -16,6 +16,8 @@
 #      refused by both checkers, line by line (check_fail_cases.py).
 # Versions of the tools: the typecheck extra of pyproject.toml.
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}

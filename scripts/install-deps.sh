@@ -26,6 +26,7 @@ case ${1:-} in
   --check) check_only=1 ;;
   --python) mode=python ;;
   '') ;;
+  -h | --help) sed -n '3,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
   *) sed -n '3,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
 [[ -n ${KFIFO_NO_INSTALL_DEPS:-} ]] && check_only=1

@@ -6,6 +6,8 @@
 # rebuilding the package itself (`pip install .[extra]` would):
 #   scripts/install-extra.sh docs
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 extra=$1

@@ -26,11 +26,14 @@
 #                        scripts/requirements-release.txt are installed
 #                        into it (default: python3, which must be a venv's)
 #   KFIFO_RELEASE_PYTHONS  the other interpreters to build and test
-#                        (default: every /root/.pyenv/versions/3.X*/bin/python
+#                        (default: every $PYENV_ROOT/versions/3.X*/bin/python,
+#                        PYENV_ROOT from `pyenv root` or ~/.pyenv,
 #                        and python3.X on PATH for the 3.X the metadata
 #                        claims; missing ones are reported, not fatal)
 #   KFIFO_KEEP_RELEASE=1 keep the temporary directory
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PYTHON=${PYTHON:-python3}
 BUILD_ROOT=${1:-$ROOT/build}
@@ -86,9 +89,10 @@ claimed=$(sed -n 's/^Classifier: Programming Language :: Python :: \(3\.[0-9]*\)
 main_ver=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 grep -qx "$main_ver" <<<"$claimed" || die "the metadata does not claim Python $main_ver"
 declare -A interp=([$main_ver]=$PYTHON)
+pyenv_root=${PYENV_ROOT:-$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")}
 for v in $claimed; do
   [[ -n ${interp[$v]:-} ]] && continue
-  for cand in ${KFIFO_RELEASE_PYTHONS:-/root/.pyenv/versions/$v*/bin/python python$v}; do
+  for cand in ${KFIFO_RELEASE_PYTHONS:-$pyenv_root/versions/$v*/bin/python python$v}; do
     if command -v "$cand" >/dev/null 2>&1 &&
        [[ $("$cand" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) == "$v" ]]; then
       interp[$v]=$cand

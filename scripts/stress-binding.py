@@ -37,7 +37,11 @@ import threading
 import time
 import warnings
 
-from kfifo import Kfifo
+if __name__ == "__main__" and {"-h", "--help"} & set(sys.argv[1:]):
+    print(__doc__)  # without importing kfifo, which may not be built yet
+    sys.exit(0)
+
+from kfifo import Kfifo  # noqa: E402
 
 ops = collections.Counter()
 findings = []

@@ -5,8 +5,9 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer: the C core, the binding's
 # own C (swig/kfpy_*.c) and the SWIG wrapper, all instrumented.
 #
-# The package is built with KFIFO_SANITIZE=address,undefined (setup.py) into
-# BUILD_ROOT/py-asan (default ./build) and imported from there by an
+# The package is built the one way (setup.py drives CMakeLists.txt's target
+# kfifo_ext) with CMAKE_ARGS="-DKFIFO_ASAN=ON -DKFIFO_UBSAN=ON", installed
+# into BUILD_ROOT/py-asan (default ./build) and imported from there by an
 # uninstrumented python3, with gcc's ASan runtime preloaded.  Leak checking
 # is off: CPython keeps memory until exit on purpose.
 #
@@ -15,6 +16,8 @@
 #
 # Usage: scripts/test-binding-asan.sh [BUILD_ROOT] [--stress SECONDS] [-- PYTEST_ARGS...]
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PYTHON=${PYTHON:-python3}
 BUILD_ROOT=build
@@ -36,7 +39,7 @@ fi
 
 echo "test-binding-asan: building the extension with ASan+UBSan into $target"
 rm -rf "$target"
-if ! (cd "$ROOT" && CC=gcc KFIFO_SANITIZE=address,undefined \
+if ! (cd "$ROOT" && CC=gcc CMAKE_ARGS="-DKFIFO_ASAN=ON -DKFIFO_UBSAN=ON" \
       "$PYTHON" -m pip install --quiet --no-deps --target "$target" .) >"$log" 2>&1; then
   tail -n 60 "$log"
   echo "test-binding-asan: build failed, log: $log" >&2

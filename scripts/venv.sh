@@ -11,6 +11,8 @@
 #
 #   PYTHON  the interpreter (default python3)
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 dir=${1:?usage: scripts/venv.sh DIR}
 PYTHON=${PYTHON:-python3}
 export PYTHON

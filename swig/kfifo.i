@@ -4,8 +4,8 @@
  *
  * Users see kfifo.Kfifo and kfifo.SpinLock (python/kfifo/__init__.py).  The
  * types themselves, and everything that runs between Python and the C core
- * (threads, GIL, buffers), are plain C in kfifo_py.{h,c}, built by CMake
- * with the core's warnings and sanitizers.  This file holds what SWIG is
+ * (threads, GIL, buffers), are plain C in kfifo_py.h and the kfpy_*.c
+ * files, built by CMake with the core's warnings and sanitizers.  This file holds what SWIG is
  * for: the typemaps that turn Python arguments into C ones, with errors
  * that name the method and the argument, and the method table.
  *

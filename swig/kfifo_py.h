@@ -23,8 +23,8 @@ extern "C" {
 #endif
 
 /*
- * The GIL is released around copies of at least this many bytes (measured
- * in issue 4: below 64 KiB the hand-off costs more than it saves).
+ * The GIL is released around copies of at least this many bytes (measured:
+ * below 64 KiB the hand-off costs more than it saves).
  */
 #ifndef KFPY_GIL_THRESHOLD
 #define KFPY_GIL_THRESHOLD 65536u

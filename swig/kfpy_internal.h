@@ -22,6 +22,7 @@
 #define KFPY_INTERNAL_H
 
 #include "kfifo_py.h"
+#include "kfifo_binding.h"
 
 #include <limits.h>
 

@@ -2,8 +2,8 @@
 """The binding against a hostile or careless user: views kept past their
 memoryviews, reference cycles through views, fork() with other threads
 inside calls, buffers longer than 2**32, input overlapping the ring, odd
-timeouts and names.  Each test was written against a finding of issue 17
-and failed before its fix; what could crash or hang runs in a child
+timeouts and names.  Each test was written against a crash or hang found
+by a review of the binding, and failed before its fix; what could crash or hang runs in a child
 interpreter with a timeout, so that a regression fails the test instead of
 killing the run."""
 import gc

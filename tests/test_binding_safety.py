@@ -2,7 +2,7 @@
 """The binding as a hostile user meets it: crashes, hangs, leaks, SWIG's insides.
 
 Each test here reproduces a way the 0.1 binding could be crashed, hung or
-made to leak from pure Python (issue 9).  Whatever can kill or hang the
+made to leak from pure Python, found by a review of it.  Whatever can kill or hang the
 interpreter runs in a subprocess with a timeout, so that a regression fails
 the test instead of the test run.
 """

@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The docs are the project's spec: no tracked file cites the old contract
-file, which was never in the repository (scripts/replace-api-md-refs.py
-rewrites such citations to docs/spec.md; CHANGELOG.md's released sections
-are history and keep theirs)."""
+file, which was never in the repository (cite docs/spec.md by section
+instead; CHANGELOG.md's released sections are history and keep theirs)."""
 import pathlib
 import re
 import subprocess
@@ -41,7 +40,7 @@ def test_no_tracked_file_cites_the_old_contract():
             skipped, text = unreleased(text)
             first += skipped
         offenders += [f"{path}:{n}" for n, line in enumerate(text.splitlines(), first) if OLD in line]
-    assert offenders == [], f"cite docs/spec.md instead (scripts/replace-api-md-refs.py): {offenders}"
+    assert offenders == [], f"cite docs/spec.md by section instead: {offenders}"
 
 
 def test_the_spec_the_sources_cite_exists_with_its_numbered_sections():

@@ -150,7 +150,7 @@ typedef unsigned int kfifo_gfp_t;
 #define KFIFO_GFP_KERNEL 0u
 #define KFIFO_GFP_ATOMIC 0u
 
-/* ---- declaration macros (seed patch 005) ------------------------------ */
+/* ---- declaration macros (docs/spec.md 1.2) ----------------------------- */
 
 #ifdef __cplusplus
 static inline struct kfifo kfifo__initializer(unsigned int size, void *buffer)
@@ -656,7 +656,7 @@ KFIFO_API unsigned int kfifo_in_locked(struct kfifo *fifo, const void *from,
 KFIFO_API unsigned int kfifo_out_locked(struct kfifo *fifo, void *to,
 					unsigned int n, kfifo_spinlock_t *lock);
 
-/* ---- records (seed patch 007) ----------------------------------------- */
+/* ---- records (docs/spec.md 1.4) ---------------------------------------- */
 
 /**
  * kfifo_rec_max - the longest record a length header can describe
@@ -681,7 +681,9 @@ static inline unsigned int kfifo_rec_max(unsigned int recsize)
 }
 
 /* private: the out-of-line record calls; kfifo__*_rec_generic take any
- * recsize, kfifo__*_rec<N> a fixed one.  Use the kfifo_*_rec() calls. */
+ * recsize, kfifo__*_rec<N> a fixed one.  Use the kfifo_*_rec() calls.
+ * They are exported from libkfifo.so only because the inline calls below
+ * call them from the user's code; no other kfifo__ name is. */
 KFIFO_API unsigned int kfifo__in_rec_generic(struct kfifo *fifo,
 					     const void *from, unsigned int n,
 					     unsigned int recsize);
@@ -691,17 +693,6 @@ KFIFO_API unsigned int kfifo__in_rec1(struct kfifo *fifo, const void *from,
 				      unsigned int n);
 KFIFO_API unsigned int kfifo__in_rec2(struct kfifo *fifo, const void *from,
 				      unsigned int n);
-/* private: kfifo_in_rec() that also refuses (@n + 1) once the fifo is
- * closed, for the Python binding's put_rec() */
-KFIFO_API unsigned int kfifo__in_rec_open(struct kfifo *fifo,
-					  const void *from, unsigned int n,
-					  unsigned int recsize);
-/* private: kfifo_out_rec() of the next record only if it is @n bytes
- * long (0), else its length + 1 or UINT_MAX (none), for the Python
- * binding's get_rec() */
-KFIFO_API unsigned int kfifo__out_rec_len(struct kfifo *fifo, void *to,
-					  unsigned int n,
-					  unsigned int recsize);
 KFIFO_API unsigned int kfifo__out_rec_generic(struct kfifo *fifo, void *to,
 					      unsigned int n,
 					      unsigned int recsize,

@@ -12,6 +12,7 @@
  * is here too: the header limit is the record rule kfifo_rec_max() of
  * kfifo.h, like everywhere else.
  */
+#include "kfifo_binding.h"
 #include "kfifo_copy.h"
 #include "kfifo_index.h"
 

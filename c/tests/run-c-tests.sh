@@ -35,7 +35,11 @@
 # the end of that stage's log), and exits non-zero if any stage failed.
 # Logs: BUILD_ROOT/logs/<stage>.log.
 #
-# Usage: c/tests/run-c-tests.sh [--help] [BUILD_ROOT]
+# Usage: c/tests/run-c-tests.sh [--help] [--list] [--stage NAME]... [BUILD_ROOT]
+#   --stage NAME  run only that stage (repeatable, or NAME,NAME), e.g. one
+#                 configuration of the matrix again: --stage clang-release.
+#                 replay and install use the gcc (and gcc-release) builds
+#                 of an earlier run; m32's cross-width check the gcc one.
 #
 # Environment:
 #   KFIFO_STRESS_BYTES=<n>     bytes test_stress sends through the lock-free
@@ -65,13 +69,30 @@ set -uo pipefail
 
 usage() { sed -n '3,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 
-case ${1:-} in
-  -h | --help) usage; exit 0 ;;
-  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
-esac
+ALL_STAGES=(gcc clang gcc-debug gcc-release clang-debug clang-release asan tsan
+            fallback m32 fuzz replay install)
+WANTED=()
+BUILD_ROOT=build
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    -h | --help) usage; exit 0 ;;
+    --list) printf '%s\n' "${ALL_STAGES[@]}"; exit 0 ;;
+    --stage)
+      [[ $# -ge 2 ]] || { echo "--stage needs a NAME: ${ALL_STAGES[*]}" >&2; exit 2; }
+      for s in ${2//,/ }; do
+        [[ " ${ALL_STAGES[*]} " == *" $s "* ]] ||
+          { echo "unknown stage $s (one of: ${ALL_STAGES[*]})" >&2; exit 2; }
+        WANTED+=("$s")
+      done
+      shift 2 ;;
+    -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
+    *) BUILD_ROOT=$1; shift ;;
+  esac
+done
+# want STAGE: STAGE was asked for (every stage is, without --stage)
+want() { ((${#WANTED[@]} == 0)) || [[ " ${WANTED[*]} " == *" $1 "* ]]; }
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD_ROOT=${1:-build}
 mkdir -p "$BUILD_ROOT/logs"
 BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
 LOGS=$BUILD_ROOT/logs
@@ -119,6 +140,7 @@ STAGE_CTEST_ARGS=()
 ctest_stage() {
   local name=$1 dir=$2 log=$LOGS/$1.log t0 envs=() prefix=()
   shift 2
+  want "$name" || return 0
   while [[ $# -gt 0 && $1 != -- ]]; do envs+=("$1"); shift; done
   shift
   t0=$(date +%s)
@@ -158,8 +180,9 @@ WERROR=(-DKFIFO_WERROR=ON)
 # The extra build types run every test, with shorter stress runs.
 SHORT=(KFIFO_STRESS_BYTES=2e6 KFIFO_WAIT_STRESS_BYTES=3e5 KFIFO_WAIT_PINGPONG=1e4
        KFIFO_RANDOM_SEQUENCES=20)
-# The Python binding's own C (swig/kfifo_py.c) is built with -Werror by the
-# gcc and clang stages; its sanitizer run is the Python tests under ASan
+# The Python binding's own C (swig/kfpy_*.c, libkfifo_py.a) is built with
+# -Werror by the gcc and clang stages (the extension itself too when SWIG
+# is found); its sanitizer run is the Python tests under ASan
 # (scripts/test-binding-asan.sh, called by run-tests).
 PYBIND=()
 if py_include=$("${PYTHON:-python3}" -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null) &&
@@ -173,7 +196,7 @@ ctest_stage gcc "$BUILD_ROOT/c-gcc" -- -DCMAKE_C_COMPILER=gcc \
 if have clang; then
   ctest_stage clang "$BUILD_ROOT/c-clang" -- -DCMAKE_C_COMPILER=clang \
     "${WERROR[@]}" "${PYBIND[@]}" $(have clang++ && echo -DCMAKE_CXX_COMPILER=clang++)
-else
+elif want clang; then
   record clang SKIP "clang not found (scripts/install-deps.sh installs it as root)"
 fi
 
@@ -183,6 +206,7 @@ if [[ ${KFIFO_MATRIX:-1} != 0 ]]; then
   for cc in gcc clang; do
     for bt in Debug Release; do
       stage=$cc-${bt,,}
+      want "$stage" || continue
       if ! have $cc; then
         record "$stage" SKIP "$cc not found"
         continue
@@ -221,7 +245,9 @@ STAGE_CTEST_ARGS=()
 # and the library works on 32-bit targets: the whole suite, built for i686
 # with Debian's multilib (gcc-multilib, g++-multilib), runs on this x86-64
 # kernel; then an x86-64 and an i686 process share one fifo.
-if [[ $(uname -m) == x86_64 ]] &&
+if ! want m32; then
+  :
+elif [[ $(uname -m) == x86_64 ]] &&
    echo 'int main(void) { return 0; }' |
      gcc -m32 -x c - -o "$BUILD_ROOT/m32-probe" >/dev/null 2>&1; then
   ctest_stage m32 "$BUILD_ROOT/c-m32" -- -DCMAKE_C_COMPILER=gcc \
@@ -244,6 +270,7 @@ fi
 # ---- 5. libFuzzer, for a fixed time ---------------------------------------
 fuzz_stage() {
   local dir=$BUILD_ROOT/c-fuzz log=$LOGS/fuzz.log t0 work runs runs_shared
+  want fuzz || return 0
   t0=$(date +%s)
   : >"$log"
   if ! libfuzzer_works; then
@@ -290,6 +317,7 @@ fuzz_stage
 # ---- 6. the committed corpus through the plain gcc driver ----------------
 replay_stage() {
   local log=$LOGS/replay.log out
+  want replay || return 0
   if [[ ! -x $BUILD_ROOT/c-gcc/c/tests/fuzz_replay ]]; then
     record replay FAIL "no gcc build of fuzz_replay (see the gcc stage)"
     return
@@ -308,6 +336,7 @@ replay_stage
 # ---- 7. install, then consume: static and shared, and add_subdirectory ----
 install_stage() {
   local log=$LOGS/install.log shared=$BUILD_ROOT/c-gcc-release t0
+  want install || return 0
   t0=$(date +%s)
   : >"$log"
   if ! have pkg-config; then

@@ -8,6 +8,7 @@
  * same results as the run-time one.
  */
 #include <kfifo.h>
+#include "kfifo_binding.h" /* kfifo__in_rec_open, kfifo__out_rec_len */
 
 #include <limits.h>
 #include <stdlib.h>

@@ -160,7 +160,7 @@ static void test_seed_bug5_out_rec_and_peek_rec_see_empty_fifo_not_stale_header(
 	}
 }
 
-/* Bug 6: seed patch 006 declares `unsigned int off;` and then does
+/* Bug 6 (docs/spec.md 1.7): the seed declares `unsigned int off;`, then does
  * `off += __kfifo_off(...)` in kfifo_in/kfifo_out: the offset is garbage.
  * Ours writes byte i of every kfifo_in at buffer[(in + i) & (size - 1)]
  * and reads from buffer[(out + i) & (size - 1)], and nowhere else. */

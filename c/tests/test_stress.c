@@ -19,6 +19,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <kfifo.h>
+#include "kfifo_binding.h" /* kfifo__in_rec_open, kfifo__out_rec_len */
 
 #include <limits.h>
 #include <pthread.h>

@@ -3,8 +3,8 @@
 
 The FIFO itself is C (``libkfifo.a``); :class:`Kfifo`, :class:`SpinLock`
 and :class:`Notifier` (a file descriptor for event loops) are C types of the private extension module ``kfifo._kfifo``
-(``swig/kfifo_py.c``), whose methods are the wrappers SWIG generates from
-``swig/kfifo.i``.  They are used directly, not wrapped in a Python
+(``swig/kfpy_*.c``), whose methods are the wrappers SWIG generates from
+``swig/kfifo.i``; CMake builds it (``CMakeLists.txt``, target ``kfifo_ext``).  They are used directly, not wrapped in a Python
 subclass: CPython's fast path for method calls needs the exact C type, and
 the 16-byte ``in_``/``out`` round trip is as cheap as two ``deque`` calls
 only that way.  Their docstrings (``help(kfifo.Kfifo)``), ``__repr__``,

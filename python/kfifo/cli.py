@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import math
-import os
 from typing import Callable, Sequence
 
 #: verb -> (module, one-line help).  Each module provides
@@ -51,21 +50,6 @@ def positive_seconds(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a number of seconds greater than 0, got {text}")
     return value
-
-
-def writable_dir(text: str) -> str:
-    """An argparse ``type``: a directory that exists or can be made, and can be written.
-
-    The directory is created here, as the verb would create it anyway, so
-    that a path that cannot be made (``/proc/nope``) is a usage error.
-    """
-    try:
-        os.makedirs(text, exist_ok=True)
-    except OSError as exc:
-        raise argparse.ArgumentTypeError(f"cannot create directory {text!r}: {exc.strerror}") from None
-    if not os.access(text, os.W_OK | os.X_OK):
-        raise argparse.ArgumentTypeError(f"directory {text!r} is not writable")
-    return text
 
 
 def _version() -> str:

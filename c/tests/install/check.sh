@@ -8,7 +8,8 @@
 #      find_package(kfifo) and with `pkg-config --cflags --libs kfifo`,
 #      and run; the shared consumers must need libkfifo.so.<soversion>,
 #      the static ones must not;
-#   2. the installed libkfifo.so: an SONAME, and only kfifo_* exported;
+#   2. the installed libkfifo.so: an SONAME, and only kfifo_* exported,
+#      kfifo__* only where kfifo.h's inline calls call them;
 #   3. add_subdirectory(): subproject/ vendors this tree in a parent that
 #      has a test of its own; kfifo adds no tests and installs nothing
 #      there, unless the parent sets KFIFO_BUILD_TESTS / KFIFO_INSTALL.
@@ -17,6 +18,8 @@
 # Prints what it checks; exits non-zero at the first failure.  The last
 # line is a one-line summary.
 set -euo pipefail
+# -h/--help: the comment above, and nothing else
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 STATIC_BUILD=$1 SHARED_BUILD=$2 WORK=$3
@@ -81,6 +84,12 @@ soname=$(readelf -d "$so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 exported=$(nm -D --defined-only "$so" | awk '{print $3}')
 others=$(grep -v '^kfifo_' <<<"$exported" || true)
 [[ -z $others ]] || fail "libkfifo.so exports more than kfifo_*: $others"
+# the private kfifo__ names only where the header's inline calls need them
+# (the record calls' kfifo__*_rec<N>); a binding's calls are not exported
+for sym in $(grep '^kfifo__' <<<"$exported" || true); do
+  (($(grep -c "\<$sym(" "$ROOT/c/include/kfifo.h") >= 2)) ||
+    fail "libkfifo.so exports $sym, which no inline call of kfifo.h calls"
+done
 say "libkfifo.so: SONAME $soname, $(wc -l <<<"$exported") symbols exported, all kfifo_*"
 summary+=("SONAME $soname, $(wc -l <<<"$exported") kfifo_* symbols only")
 
