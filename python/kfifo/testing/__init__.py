@@ -89,8 +89,9 @@ from __future__ import annotations
 from kfifo.testing.catalogue import ARGUMENT_ERRORS, C_SIGNATURES, CATALOGUE, EDGES, FEATURES, OPERATIONS, Operation
 from kfifo.testing.profiles import PROFILE_ENV, PROFILES, load_profile, register_profiles
 from kfifo.testing.reproduction import STATS, KfifoMismatch, Stats, Trace, pattern
-from kfifo.testing.machine import KfifoStateMachine, find_operations, make_state_machine
-from kfifo.testing.c_adapter import CFifo
+from kfifo.testing.machine import KfifoStateMachine, find_operations, make_state_machine, run_machine
+from kfifo.testing.c_adapter import CFifo, CFunctionError
+from kfifo.testing.isolation import RingCrashed
 
 __all__ = [
     "make_state_machine",
@@ -111,6 +112,9 @@ __all__ = [
     "EDGES",
     "CATALOGUE",
     "Operation",
+    "run_machine",
+    "RingCrashed",
+    "CFunctionError",
 ]
 
 #: Whether the machines print a line to stderr when they find a mismatch

@@ -2,39 +2,143 @@
 """C ring buffers through ctypes: :class:`CFifo`."""
 from __future__ import annotations
 
+import ctypes
 import os
-from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Tuple
+import re
+from typing import Any, Callable, ClassVar, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from kfifo.model import UINT_MAX
-from kfifo.testing.catalogue import C_SIGNATURES
+from kfifo.testing.catalogue import C_SIGNATURES, CATALOGUE
 
-__all__ = ["CFifo", "C_SIGNATURES"]
+__all__ = ["CFifo", "C_SIGNATURES", "CFunctionError", "parse_prototype"]
 
-def _c_types(op: str, fixed_recsize: bool) -> Tuple[Any, List[Any]]:
-    """``(restype, argtypes)`` of the C function of ``op``."""
-    import ctypes
+# ----------------------------------------------------------------------
+# C types: the default shape of each operation, or a declared prototype
+# ----------------------------------------------------------------------
+#: C integer type names -> ctypes (qualifiers and ``int`` after a size
+#: word dropped first: ``unsigned long int`` is ``unsigned long``).
+_INTEGERS = {
+    "bool": ctypes.c_bool, "_Bool": ctypes.c_bool, "char": ctypes.c_char,
+    "signed char": ctypes.c_byte, "unsigned char": ctypes.c_ubyte,
+    "short": ctypes.c_short, "unsigned short": ctypes.c_ushort,
+    "int": ctypes.c_int, "signed": ctypes.c_int, "unsigned": ctypes.c_uint, "unsigned int": ctypes.c_uint,
+    "long": ctypes.c_long, "unsigned long": ctypes.c_ulong,
+    "long long": ctypes.c_longlong, "unsigned long long": ctypes.c_ulonglong,
+    "size_t": ctypes.c_size_t, "ssize_t": ctypes.c_ssize_t, "ptrdiff_t": ctypes.c_ssize_t,
+    "intptr_t": ctypes.c_ssize_t, "uintptr_t": ctypes.c_size_t,
+    "int8_t": ctypes.c_int8, "uint8_t": ctypes.c_uint8, "int16_t": ctypes.c_int16, "uint16_t": ctypes.c_uint16,
+    "int32_t": ctypes.c_int32, "uint32_t": ctypes.c_uint32, "int64_t": ctypes.c_int64, "uint64_t": ctypes.c_uint64,
+}
+_QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "extern", "static", "inline"}
+_TYPE_WORDS = set(" ".join(_INTEGERS).split()) | {"void", "struct", "union", "enum"} | _QUALIFIERS
 
-    R, u, p = ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p
-    rec = [] if fixed_recsize else [u]
-    table: Dict[str, Tuple[Any, List[Any]]] = {
-        "new": (R, [u]), "free": (None, [R]), "start": (None, [R, u]),
-        "in_": (u, [R, p, u]), "from_user": (u, [R, p, u]),
-        "out": (u, [R, p, u]), "to_user": (u, [R, p, u]), "skip": (None, [R, u]),
-        "reset": (None, [R]), "reset_out": (None, [R]),
-        "len": (u, [R]), "avail": (u, [R]), "size": (u, [R]),
-        "is_empty": (ctypes.c_int, [R]), "is_full": (ctypes.c_int, [R]),
-        "in_rec": (u, [R, p, u] + rec), "from_user_rec": (u, [R, p, u] + rec),
-        "out_rec": (u, [R, p, u] + rec + [ctypes.POINTER(u)]),
-        "to_user_rec": (u, [R, p, u] + rec + [ctypes.POINTER(u)]),
-        "peek_rec": (u, [R] + rec), "skip_rec": (None, [R] + rec),
-    }
-    return table[op]
+
+class CType(NamedTuple):
+    """One C type of a declared prototype."""
+
+    text: str            # as written, for messages
+    pointer: bool
+    ctype: Any           # the ctypes type (None for void)
+    pointee: Any = None  # for a pointer to an integer type: that type
 
 
+def _integer_name(words: List[str]) -> str:
+    """``unsigned long int`` -> ``unsigned long``, ``signed int`` -> ``int``."""
+    name = " ".join(w for w in words if w not in _QUALIFIERS)
+    if name.endswith(" int") and name != "unsigned int":
+        name = name[:-4]
+    return {"signed int": "int", "signed long": "long", "signed short": "short",
+            "signed long long": "long long"}.get(name, name)
+
+
+def _parse_type(text: str, where: str) -> CType:
+    tokens = re.findall(r"[A-Za-z_]\w*|\*", text)
+    if "*" in tokens:
+        if tokens[-1] != "*" and tokens[-1] not in _QUALIFIERS:
+            tokens = tokens[:-1]  # the parameter's name
+        base = tokens[:tokens.index("*")]
+        pointee = _INTEGERS.get(_integer_name(base)) if tokens.count("*") == 1 else None
+        return CType(" ".join(tokens), True, ctypes.c_void_p, pointee)
+    words = [t for t in tokens if t not in _QUALIFIERS]
+    if len(words) >= 2 and words[-1] not in _TYPE_WORDS:
+        words = words[:-1]  # the parameter's name
+    if words == ["void"]:
+        return CType("void", False, None)
+    name = _integer_name(words)
+    if name not in _INTEGERS:
+        raise TypeError(f"{where}: cannot pass the C type {text.strip()!r} through ctypes "
+                        "(integers, bool, void and pointers only; a struct by value is not supported)")
+    return CType(name, False, _INTEGERS[name])
+
+
+def parse_prototype(prototype: str) -> Tuple[str, CType, List[CType]]:
+    """``(name, return type, parameter types)`` of a C prototype such as
+    ``"size_t jack_ringbuffer_read(jack_ringbuffer_t *rb, char *dest, size_t cnt)"``."""
+    text = " ".join(prototype.replace(";", " ").split())
+    m = re.fullmatch(r"(.+?)\b([A-Za-z_]\w*)\s*\((.*)\)", text)
+    if not m:
+        raise TypeError(f"not a C prototype: {prototype!r} (expected e.g. 'size_t ring_read(ring_t *, char *, size_t)')")
+    ret_text, name, params = m.groups()
+    where = f"{name}()"
+    params = params.strip()
+    args = [] if params in ("", "void") else [_parse_type(p, where) for p in params.split(",")]
+    return name, _parse_type(ret_text, where), args
+
+
+_DEFAULT = {"R": CType("void *", True, ctypes.c_void_p), "in": CType("const void *", True, ctypes.c_void_p),
+            "out": CType("void *", True, ctypes.c_void_p), "u": CType("unsigned int", False, ctypes.c_uint),
+            "rec": CType("unsigned int", False, ctypes.c_uint),
+            "u*": CType("unsigned int *", True, ctypes.c_void_p, ctypes.c_uint),
+            "bool": CType("int", False, ctypes.c_int), "void": CType("void", False, None)}
+_WANTS = {"R": "a pointer (the ring)", "in": "a pointer (the data)", "out": "a pointer (the buffer to fill)",
+          "u": "an integer (a count)", "rec": "an integer (the recsize)", "u*": "a pointer to an integer (total)",
+          "bool": "an integer or bool", "void": "anything"}
+
+
+def _fits(token: str, t: CType) -> bool:
+    if token in ("R", "in", "out"):
+        return t.pointer
+    if token == "u*":
+        return t.pointer and t.pointee not in (None, ctypes.c_char, ctypes.c_bool)
+    if token == "void":
+        return True
+    return not t.pointer and t.ctype is not None and t.ctype is not ctypes.c_char
+
+
+def _resolve(cls_name: str, op: str, spec: str, fixed_recsize: bool) -> Tuple[str, CType, List[CType], bool]:
+    """``(C name, return type, parameter types, declared)`` of ``functions[op]``,
+    checked against the operation's shape in the catalogue."""
+    shape = CATALOGUE[op].c
+    assert shape is not None
+    ret_tok, arg_toks = shape[0], [t for t in shape[1:] if not (fixed_recsize and t == "rec")]
+    if "(" not in spec:
+        return spec, _DEFAULT[ret_tok], [_DEFAULT[t] for t in arg_toks], False
+    name, ret, args = parse_prototype(spec)
+    where = f"{cls_name}.functions[{op!r}] = {spec!r}"
+    need = f"the operation {op!r} needs: {C_SIGNATURES[op]}" + (
+        " (without the recsize argument: recsize is fixed)" if fixed_recsize and "rec" in shape else "")
+    if len(args) != len(arg_toks):
+        raise TypeError(f"{where}: {len(args)} parameter(s), {len(arg_toks)} expected; {need}")
+    for i, (tok, t) in enumerate(zip(arg_toks, args)):
+        if not _fits(tok, t):
+            raise TypeError(f"{where}: parameter {i + 1} is {t.text!r}, {_WANTS[tok]} expected; {need}")
+    if ret_tok != "void" and not _fits(ret_tok, ret):
+        raise TypeError(f"{where}: returns {ret.text!r}, {_WANTS[ret_tok]} expected; {need}")
+    return name, ret, args, True
+
+
+class CFunctionError(Exception):
+    """A C function answered what no ring may answer (more bytes than asked
+    for, a negative count ...), or could not be called with these arguments."""
+
+
+# ----------------------------------------------------------------------
+# The adapter
+# ----------------------------------------------------------------------
 class CFifo:
     """A Python face for a C ring buffer, made from a mapping of names.
 
-    Subclass it with the library and the names of its functions; the
+    Subclass it with the library and the functions of its operations; the
     subclass is a factory for :func:`make_state_machine`::
 
         class Ring(CFifo):
@@ -45,16 +149,31 @@ class CFifo:
         TestRing = make_state_machine(Ring).TestCase
 
     Each key of ``functions`` is an operation of :data:`C_SIGNATURES`, which
-    also gives the C shape the function must have; only ``new`` and one way
-    in are required, and the machine tests exactly the operations mapped.
+    gives the C shape its function must have, with ``unsigned int`` counts.
+    Other C types are declared by giving the prototype instead of the name::
+
+        functions = {"out": "size_t jack_ringbuffer_read(jack_ringbuffer_t *, char *, size_t)", ...}
+
+    Integers (``size_t``, ``ssize_t``, ``int``, ``bool``, ``uint64_t`` ...),
+    ``void`` and pointers can be declared; the prototype is checked against
+    the shape (number of parameters, pointer or integer at each place, a
+    result where one is needed), with a ``TypeError`` naming the function,
+    and results are read at their declared width (a 64-bit ``len`` wrong in
+    its upper half is seen).  Only ``new`` and one way in are required, and
+    the machine tests exactly the operations mapped.
+
     With ``"start"`` mapped, ``Ring(size, start=...)`` sets the indices, so
     the machine crosses the ``2**32`` wrap.  Set ``recsize`` when the record
-    functions have a fixed header size and take no ``recsize`` argument.
+    functions have a fixed header size and take no ``recsize`` argument, and
+    ``capacity`` (a name of :data:`kfifo.model.CAPACITIES` or a callable)
+    when the ring does not hold exactly the power of two ``size`` rounds up
+    to: ``"pow2-1"`` for a ring that keeps one byte free.
 
-    Output buffers hold ``min(n, 2 * size + 64)`` bytes: a correct ring never
-    writes more than it holds, while an ``out(2**32 - 1)`` must not cost
-    4 GiB.  A ring that writes past what it holds may crash the process, as
-    it would crash a C program.
+    The machine runs a C ring in a child process (``isolate = True``), so a
+    ring that crashes is reported, with a reproduction, instead of taking the
+    test run down; and it passes no count the ring cannot hold unless
+    ``huge_counts = True``.  Output buffers hold ``min(n, 2 * size + 64)``
+    bytes; a count returned larger than the ``n`` asked for is reported.
     """
 
     library: ClassVar[Any] = None
@@ -63,14 +182,24 @@ class CFifo:
     recsize: ClassVar[Optional[int]] = None
     #: The record header sizes the machine tests (set from ``recsize``).
     recsizes: ClassVar[Tuple[int, ...]] = (0, 1, 2)
+    #: The capacity model (see :class:`kfifo.model.RingModel`); None: ``"pow2"``.
+    capacity: ClassVar[Any] = None
+    #: Whether the machine may pass counts up to ``2**32 - 1``.
+    huge_counts: ClassVar[bool] = False
+    #: Whether ``skip(n)`` may be called with ``n`` larger than what is
+    #: stored (kfifo empties the fifo); False for rings whose skip requires
+    #: ``n <= len`` (JACK's ``jack_ringbuffer_read_advance``).
+    skip_past_len: ClassVar[bool] = True
+    #: Whether the machine runs the ring in a child process.
+    isolate: ClassVar[bool] = True
+    #: Operation -> name of the C function (for messages).
+    c_names: ClassVar[Dict[str, str]] = {}
     _c: ClassVar[Dict[str, Any]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if not cls.functions:
             return
-        import ctypes
-
         unknown = set(cls.functions) - set(C_SIGNATURES)
         if unknown:
             raise TypeError(f"{cls.__name__}.functions: unknown operation(s) {sorted(unknown)}; "
@@ -85,14 +214,17 @@ class CFifo:
             if cls.recsize not in (0, 1, 2):
                 raise ValueError(f"{cls.__name__}.recsize must be 0, 1 or 2, got {cls.recsize!r}")
             cls.recsizes = (int(cls.recsize),)
-        cls._c = {}
-        for op, cname in cls.functions.items():
+        cls._c, cls.c_names = {}, {}
+        for op, spec in cls.functions.items():
+            cname, ret, args, declared = _resolve(cls.__name__, op, spec, fixed)
             try:
                 fn = getattr(lib, cname)
             except AttributeError:
                 raise TypeError(f"{cls.__name__}: the library has no function {cname!r} (for {op!r})") from None
-            fn.restype, fn.argtypes = _c_types(op, fixed)
-            cls._c[op] = fn
+            fn.restype = ret.ctype
+            fn.argtypes = [t.ctype for t in args]
+            cls._c[op] = _CFunction(op, cname, fn, ret, args)
+            cls.c_names[op] = cname
         for op in cls.functions:
             if op in _C_METHODS:
                 setattr(cls, op, _C_METHODS[op])
@@ -109,7 +241,7 @@ class CFifo:
             raise ValueError(f"size must be at least 1, got {size}")
         handle = self._c["new"](size)
         if not handle:
-            raise MemoryError(f"{self.functions['new']}({size}) returned NULL")
+            raise MemoryError(f"{self.c_names['new']}({size}) returned NULL")
         self._handle = handle
         self._room = 2 * (1 << (size - 1).bit_length()) + 64
         if start and "start" in self._c:
@@ -120,13 +252,14 @@ class CFifo:
             raise ValueError("operation on a freed fifo")
         return self._handle
 
-    def _check_recsize(self, recsize: int) -> None:
-        if self.recsize is not None and recsize != self.recsize:
-            raise ValueError(f"this ring's records have a {self.recsize}-byte header, not {recsize}")
+    def _check_recsize(self, recsize: int) -> Tuple[int, ...]:
+        if self.recsize is not None:
+            if recsize != self.recsize:
+                raise ValueError(f"this ring's records have a {self.recsize}-byte header, not {recsize}")
+            return ()
+        return (recsize,)
 
     def _buffer(self, n: int) -> Any:
-        import ctypes
-
         return ctypes.create_string_buffer(max(0, min(n, self._room)))
 
     def __del__(self) -> None:
@@ -139,13 +272,43 @@ class CFifo:
         return f"<{type(self).__name__} (C ring) {state}>"
 
 
+class _CFunction:
+    """One mapped C function: checks its arguments fit their declared types,
+    and names itself in every error."""
+
+    def __init__(self, op: str, name: str, fn: Any, ret: CType, args: List[CType]) -> None:
+        self.op, self.name, self.fn, self.ret, self.args = op, name, fn, ret, args
+
+    def __call__(self, *args: Any) -> Any:
+        for value, t in zip(args, self.args):
+            if isinstance(value, int) and not t.pointer and t.ctype is not ctypes.c_bool:
+                bits = 8 * ctypes.sizeof(t.ctype)
+                signed = t.ctype(-1).value == -1
+                low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+                if not low <= value <= high:
+                    raise OverflowError(f"{value} does not fit the {t.text} parameter of {self.name}() "
+                                        f"(mapped to {self.op})")
+        try:
+            return self.fn(*args)
+        except ctypes.ArgumentError as exc:
+            raise CFunctionError(f"{self.name}() (mapped to {self.op}): {exc}") from None
+
+    def count(self, value: Any, asked: Optional[int] = None) -> int:
+        """A returned count: an int, not negative, at most ``asked``."""
+        value = int(value)
+        if value < 0:
+            raise CFunctionError(f"{self.name}() (mapped to {self.op}) returned {value}, a negative count")
+        if asked is not None and value > asked:
+            raise CFunctionError(f"{self.name}() (mapped to {self.op}) returned {value}, "
+                                 f"more than the {asked} bytes asked for")
+        return value
+
+
 def _c_init_without_start(self: CFifo, size: int) -> None:
     CFifo.__init__(self, size)
 
 
 def _c_data(data: Any) -> Tuple[Any, int]:
-    import ctypes
-
     view = memoryview(data).cast("B")
     return (ctypes.c_char * len(view)).from_buffer_copy(view), len(view)
 
@@ -153,7 +316,8 @@ def _c_data(data: Any) -> Tuple[Any, int]:
 def _c_in(op: str) -> Callable[..., int]:
     def method(self: CFifo, data: Any) -> int:
         buf, n = _c_data(data)
-        return int(self._c[op](self._h(), buf, n))
+        fn = self._c[op]
+        return fn.count(fn(self._h(), buf, n), n)
     method.__name__ = op
     return method
 
@@ -161,7 +325,8 @@ def _c_in(op: str) -> Callable[..., int]:
 def _c_out(op: str) -> Callable[..., bytes]:
     def method(self: CFifo, n: int) -> bytes:
         buf = self._buffer(n)
-        got = int(self._c[op](self._h(), buf, n))
+        fn = self._c[op]
+        got = fn.count(fn(self._h(), buf, n), n)
         return bytes(buf.raw[:got])
     method.__name__ = op
     return method
@@ -169,9 +334,8 @@ def _c_out(op: str) -> Callable[..., bytes]:
 
 def _c_in_rec(op: str) -> Callable[..., int]:
     def method(self: CFifo, data: Any, recsize: int) -> int:
-        self._check_recsize(recsize)
+        rec = self._check_recsize(recsize)
         buf, n = _c_data(data)
-        rec = () if self.recsize is not None else (recsize,)
         return int(self._c[op](self._h(), buf, n, *rec))
     method.__name__ = op
     return method
@@ -179,21 +343,22 @@ def _c_in_rec(op: str) -> Callable[..., int]:
 
 def _c_out_rec(op: str) -> Callable[..., Tuple[int, bytes, int]]:
     def method(self: CFifo, n: int, recsize: int) -> Tuple[int, bytes, int]:
-        import ctypes
-
-        self._check_recsize(recsize)
-        buf, total = self._buffer(n), ctypes.c_uint(0)
-        rec = () if self.recsize is not None else (recsize,)
-        ret = int(self._c[op](self._h(), buf, n, *rec, ctypes.byref(total)))
-        return ret, (buf.raw[:total.value] if ret == 0 else b""), int(total.value)
+        rec = self._check_recsize(recsize)
+        fn = self._c[op]
+        buf, total = self._buffer(n), fn.args[-1].pointee(0)
+        ret = int(fn(self._h(), buf, n, *rec, ctypes.byref(total)))
+        length = int(total.value)
+        if ret == 0 and length > len(buf):
+            raise CFunctionError(f"{fn.name}() (mapped to {op}) took a record of {length} bytes "
+                                 f"into a buffer of {n}")
+        return ret, (buf.raw[:length] if ret == 0 else b""), length
     method.__name__ = op
     return method
 
 
 def _c_with_recsize(op: str, cast: Callable[[Any], Any]) -> Callable[..., Any]:
     def method(self: CFifo, recsize: int) -> Any:
-        self._check_recsize(recsize)
-        rec = () if self.recsize is not None else (recsize,)
+        rec = self._check_recsize(recsize)
         return cast(self._c[op](self._h(), *rec))
     method.__name__ = op
     return method
@@ -218,7 +383,7 @@ def _c_free(self: CFifo) -> None:
 
 _C_METHODS: Dict[str, Callable[..., Any]] = {
     "in_": _c_in("in_"), "from_user": _c_in("from_user"),
-    "out": _c_out("out"), "to_user": _c_out("to_user"), "skip": _c_skip,
+    "out": _c_out("out"), "to_user": _c_out("to_user"), "peek": _c_out("peek"), "skip": _c_skip,
     "reset": _c_query("reset", lambda r: None), "reset_out": _c_query("reset_out", lambda r: None),
     "len": _c_query("len", int), "avail": _c_query("avail", int), "size": _c_query("size", int),
     "is_empty": _c_query("is_empty", bool), "is_full": _c_query("is_full", bool),

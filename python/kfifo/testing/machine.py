@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import array
+import contextlib
 import inspect
 import sys
 import time
 from typing import (
-    Any, Callable, ClassVar, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple, Type, Union,
+    Any, Callable, ClassVar, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, Union,
 )
 
 from hypothesis import Phase, settings
@@ -24,6 +25,7 @@ from hypothesis.stateful import (
 from kfifo.model import UINT_MAX, Capacity, RingModel, capacity_of
 from kfifo.testing.c_adapter import CFifo
 from kfifo.testing.catalogue import ARGUMENT_ERRORS, OPERATIONS, roles
+from kfifo.testing.isolation import PERTURB_SRC, IsolatedFifo, RingCrashed
 from kfifo.testing.profiles import _QUIET_CHECKS
 from kfifo.testing.reproduction import (
     STATS, KfifoMismatch, Trace, _bytes_src, _difference, _exc_src, _Lazy, _make_data, _short, _value_src,
@@ -33,7 +35,7 @@ from kfifo.testing.strategies import (
     _REC_LENGTHS, _SEEDS, _SIZES, _SMALL_CAPACITIES, _STARTS,
 )
 
-__all__ = ["KfifoStateMachine", "make_state_machine", "find_operations"]
+__all__ = ["KfifoStateMachine", "make_state_machine", "find_operations", "run_machine", "nondeterminism_reported"]
 
 
 def _flag(name: str) -> bool:
@@ -212,6 +214,10 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
         huge_counts = bool(getattr(factory, "huge_counts", not is_c))
     if isolate is None:
         isolate = bool(getattr(factory, "isolate", is_c))
+    # A ring whose skip must not be asked for more than it holds (JACK's
+    # read_advance) says so with skip_past_len = False.
+    skip_past_len = bool(getattr(factory, "skip_past_len", True))
+    c_names = getattr(factory, "c_names", None) if is_c else None
     counts = _COUNTS if huge_counts else _LENGTHS
     capacities = _CAPACITIES if huge_counts else _SMALL_CAPACITIES
     checks = _argument_checks(check_arguments)
@@ -223,7 +229,7 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
         unknown = ops - set(OPERATIONS) - {"__len__"}
         if unknown:
             raise ValueError(f"unknown operation(s) {sorted(unknown)}; known: {OPERATIONS + ('__len__',)}")
-    if lock_factory is None:
+    if lock_factory is None or isolate:  # a lock cannot be sent to a child
         ops -= {"in_locked", "out_locked"}
     if not ops & {"in_", "from_user", "in_rec", "from_user_rec"}:
         raise ValueError(f"{factory!r} has no way in (in_, from_user, in_rec or from_user_rec): nothing to test")
@@ -243,7 +249,7 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
 
     # Which rule drives which operation: read from the catalogue.
     put_methods = roles(ops, "put")
-    get_methods = roles(ops, "get", "get_into")
+    get_methods = roles(ops, "get", "get_into", "peek")
     rec_in = roles(ops, "put_rec")
     rec_out = roles(ops, "get_rec")
     drop_methods = roles(ops, "drop") + (roles(ops, "drop_rec") if rec_in else [])
@@ -283,14 +289,14 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
             self.fifo: Any = None
             self.lock: Any = None
             self.failed = False
-            self.trace = Trace(factory, lock_factory)
+            self.trace = Trace(factory, lock_factory, preamble=[PERTURB_SRC] if isolate else [])
             self.recsize: int = allowed_recsizes[-1]  # of the records last stored; see recsize_choices
             self.last_length = 0  # of the last data stored or taken
             STATS.trace = self.trace
             STATS.examples += 1
 
         # -------------------------------------------------------------- calls
-        def _fail(self, line: Any, message: str) -> None:
+        def _fail(self, line: Any, message: str, crashed: Optional[str] = None) -> None:
             self.failed = True
             if STATS.first_failure is None:
                 STATS.first_failure = (STATS.examples, STATS.steps, time.monotonic() - STATS.started)
@@ -298,12 +304,19 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
                     print(f"kfifo.testing: {type(self).__name__}: mismatch found after {STATS.examples} examples "
                           f"({STATS.first_failure[2]:.1f} s); shrinking it to a short reproduction ...",
                           file=sys.stderr, flush=True)
+            if c_names:  # name the C functions of the calls in the message
+                called = sorted({op for op in c_names if f"f.{op}(" in message})
+                if called:
+                    message += " [" + ", ".join(f"{op} is {c_names[op]}()" for op in called) + "]"
             self.trace.add(f"{line}  # <-- " + message.replace("\n", " "))
             self.trace.failure = message
-            exc = KfifoMismatch(message, self.trace)
+            exc = KfifoMismatch(message, self.trace, crashed=crashed)
+            if STATS.failure is None or len(self.trace.lines) <= len(STATS.failure.trace.lines):
+                STATS.failure = exc  # the shortest failing example so far
             if _flag("PRINT_REPRODUCTION") and _is_final():
                 exc.printed = True
-                print(f"\nkfifo.testing: {type(self).__name__}: the fifo and the model disagree "
+                what = f"the fifo crashed ({crashed})" if crashed else "the fifo and the model disagree"
+                print(f"\nkfifo.testing: {type(self).__name__}: {what} "
                       f"({time.monotonic() - STATS.started:.1f} s).\n{message}\n"
                       "Reproduction (save it as repro.py and run: python repro.py):\n"
                       "----------------------------------------------------------------------\n"
@@ -338,6 +351,10 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
 
             def call_src() -> str:
                 return f"f.{name}({', '.join(map(str, srcs))})"
+
+            if isinstance(actual_exc, RingCrashed):
+                self._fail(_Lazy(call_src), f"{call_src()} crashed the process the fifo ran in: {actual_exc.how}",
+                           crashed=actual_exc.how)
 
             if expected_exc is not None:
                 kind = allowed if allowed is not None else type(expected_exc)
@@ -432,8 +449,11 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
             STATS.ops["create"] += 1
             self.model = RingModel(size, start=start, capacity=capacity)
             line = f"f = make_fifo({size}, start={start})" if with_start else f"f = make_fifo({size})"
+            make = (lambda *a, **k: IsolatedFifo(factory, *a, **k)) if isolate else factory
             try:
-                self.fifo = factory(size, start=start) if with_start else factory(size)
+                self.fifo = make(size, start=start) if with_start else make(size)
+            except RingCrashed as exc:
+                self._fail(line, f"{line[4:]} crashed the process the fifo ran in: {exc.how}", crashed=exc.how)
             except Exception as exc:
                 self._fail(line, f"{line[4:]} raised {type(exc).__name__}: {exc}")
             self.trace.add(line)
@@ -470,7 +490,7 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
 
         @rule(method=st.sampled_from(get_methods), count=counts, kind=st.sampled_from(writable))
         def get(self, method: str, count: Any, kind: str) -> None:
-            """out(n), to_user(n) or out_into(buffer of n bytes of the given kind)."""
+            """out(n), to_user(n), peek(n) or out_into(buffer of n bytes of the given kind)."""
             self._step()
             assert self.model is not None
             n = self._length(count)
@@ -480,6 +500,10 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
             if method == "out_into":
                 # A buffer longer than the whole fifo tests nothing more.
                 moved = self._get_into(min(n, self.model.size() + 64), kind)
+            elif method == "peek":  # what it shows must still be there (queries, content)
+                if self.call("peek", n):
+                    STATS.edges["peek then take"] += 1
+                return
             else:
                 moved = len(self.call(method, n))
             self.last_length = moved
@@ -516,6 +540,8 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
                 self._skip_rec(self._recsize(recsize), before)
             elif method == "skip":
                 n = self._length(count)
+                if not skip_past_len:  # the ring's contract: skip at most what is stored
+                    n = min(n, before[2])
                 if n >= before[2]:
                     STATS.edges["skip past len"] += 1
                 self.call("skip", n)
@@ -695,13 +721,23 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
             if "__len__" not in ops:
                 return
             expected = len(self.model)
-            got = len(self.fifo)
+            try:
+                got = len(self.fifo)
+            except RingCrashed as exc:
+                self._fail("len(f)", f"len(f) crashed the process the fifo ran in: {exc.how}", crashed=exc.how)
             if got != expected:
                 self._fail(f"assert len(f) == {expected}", f"len(f) is {got}; expected {expected}")
 
         def teardown(self) -> None:
             """Compare what is left; free the fifo (and with Kfifo's argument
             checks, check that every call then raises ValueError)."""
+            try:
+                self._teardown()
+            finally:
+                if isinstance(self.fifo, IsolatedFifo):
+                    self.fifo.close()
+
+        def _teardown(self) -> None:
             if self.model is None or self.failed:
                 return
             if get_out:
@@ -737,7 +773,61 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
         deadline=None, suppress_health_check=_QUIET_CHECKS,
         phases=[p for p in (settings.default or settings()).phases if p != Phase.explain],
     )
+    hypothesis_run = _Machine.TestCase.runTest
+
+    def runTest(self: Any) -> None:  # noqa: N802 - unittest's name
+        with nondeterminism_reported():
+            hypothesis_run(self)
+
+    for attr in ("is_hypothesis_test", "_hypothesis_state_machine_class"):
+        if hasattr(hypothesis_run, attr):
+            setattr(runTest, attr, getattr(hypothesis_run, attr))
+    _Machine.TestCase.runTest = runTest  # type: ignore[method-assign]
     return _Machine
+
+
+@contextlib.contextmanager
+def nondeterminism_reported() -> Iterator[None]:
+    """Turn Hypothesis's "flaky" errors into the fifo's :class:`KfifoMismatch`.
+
+    When the fifo answers a replay of the same calls differently (it returns
+    bytes it never stored: uninitialised memory; or its answers depend on
+    time), Hypothesis cannot shrink or confirm the failure and raises
+    ``Flaky*``, blaming the test.  The bug is the fifo's: this reports the
+    shortest failing example seen, as a mismatch, with its reproduction.
+    """
+    from hypothesis.errors import Flaky
+
+    STATS.failure = None
+    try:
+        yield
+    except Flaky as flaky:
+        found = STATS.failure
+        if found is None or found.trace is None:
+            raise
+        message = (f"{found.message}\n(the fifo answered differently when the same calls were replayed: "
+                   "its answers depend on more than the calls -- bytes it never stored, uninitialised "
+                   "memory, time -- so the reproduction may need a few runs to fail)")
+        exc = KfifoMismatch(message, found.trace, crashed=found.crashed)
+        exc.nondeterministic = True
+        if _flag("PRINT_REPRODUCTION"):
+            exc.printed = True
+            print(f"\nkfifo.testing: the fifo is nondeterministic.\n{message}\n"
+                  "Reproduction (save it as repro.py and run: python repro.py):\n"
+                  "----------------------------------------------------------------------\n"
+                  + found.trace.snippet() +
+                  "----------------------------------------------------------------------",
+                  file=sys.stderr, flush=True)
+        raise exc from flaky
+
+
+def run_machine(machine: Type[KfifoStateMachine], settings: Optional[Any] = None) -> None:
+    """:func:`hypothesis.stateful.run_state_machine_as_test` with a
+    nondeterministic fifo reported as a :class:`KfifoMismatch`."""
+    from hypothesis.stateful import run_state_machine_as_test
+
+    with nondeterminism_reported():
+        run_state_machine_as_test(machine, settings=settings)
 
 
 

@@ -33,6 +33,8 @@ class Stats:
         self.first_failure: Optional[Tuple[int, int, float]] = None
         #: The trace of the most recent example (after a failure: the shrunk one).
         self.trace: Optional["Trace"] = None
+        #: The shortest mismatch seen (reported if the fifo turns out nondeterministic).
+        self.failure: Optional["KfifoMismatch"] = None
         self.started = time.monotonic()
 
 
@@ -50,11 +52,15 @@ class KfifoMismatch(AssertionError):
     while the copy on stderr pastes and runs as it is.
     """
 
-    def __init__(self, message: str, trace: Optional["Trace"] = None) -> None:
+    def __init__(self, message: str, trace: Optional["Trace"] = None, crashed: Optional[str] = None) -> None:
         super().__init__(message)
         self.message = message
         self.trace = trace
         self.printed = False
+        #: How the fifo's process died (``"killed by SIGSEGV"``), if it did.
+        self.crashed = crashed
+        #: Whether the fifo answered a replay of the same calls differently.
+        self.nondeterministic = False
 
     def __str__(self) -> str:
         if self.trace is None:
@@ -138,8 +144,11 @@ class _Lazy:
 class Trace:
     """The calls of one example, as lines of a runnable Python snippet."""
 
-    def __init__(self, factory: Callable[..., Any], lock_factory: Optional[Callable[[], Any]] = None) -> None:
+    def __init__(self, factory: Callable[..., Any], lock_factory: Optional[Callable[[], Any]] = None,
+                 preamble: Optional[List[str]] = None) -> None:
         self.factory = factory
+        #: Lines run first (the malloc setting of a crash-safe run).
+        self.preamble = list(preamble or [])
         self.lock_factory = lock_factory
         self.lines: List[Any] = []
         self.failure: Optional[str] = None
@@ -165,6 +174,7 @@ class Trace:
             "# Reproduction: run it with python.  Each assert holds the answer of",
             "# kfifo.model.KfifoModel; the last one fails.",
             *imports,
+            *self.preamble,
             "",
             *names,
             "",
