@@ -116,6 +116,15 @@ def _serve(factory: Callable[..., Any], rfd: int, wfd: int) -> None:  # pragma: 
         except EOFError:
             return
         name, args, kwargs = msg
+        if name == "__batch__":  # several argument-less calls, one answer each
+            answers = []
+            for one in args:
+                try:
+                    answers.append((len(fifo) if one == "__len__" else getattr(fifo, one)(), None))
+                except BaseException as exc:
+                    answers.append((None, _portable(exc)))
+            _send(wfd, ("ok", answers))
+            continue
         try:
             if name == "__new__":
                 fifo = factory(*args, **kwargs)
@@ -223,6 +232,14 @@ class IsolatedFifo:
             self._kill()
         except Exception:
             pass
+
+    def batch(self, names: "list[str]") -> "list[Tuple[Any, Optional[BaseException]]]":
+        """``(result, exception)`` of each argument-less call of ``names``, in
+        one round trip; if the ring crashes, every answer is the crash."""
+        try:
+            return list(self._call("__batch__", tuple(names)))
+        except RingCrashed as exc:
+            return [(None, exc)] * len(names)
 
     def __len__(self) -> int:
         return int(self._call("__len__", ()))

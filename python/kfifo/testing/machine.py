@@ -327,7 +327,7 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
 
         def call(self, name: str, *args: Any, srcs: Optional[List[Any]] = None,
                  record: bool = True, model_args: Optional[Tuple[Any, ...]] = None, refused: bool = False,
-                 allowed: Any = None) -> Any:
+                 allowed: Any = None, answer: Optional[Tuple[Any, Optional[BaseException]]] = None) -> Any:
             """Call ``name(*args)`` on both sides; compare results or exception types.
 
             ``refused`` says the call is meant to raise: only then may the
@@ -342,10 +342,13 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
                 if not refused:
                     raise
                 expected, expected_exc = None, exc
-            try:
-                actual, actual_exc = getattr(self.fifo, name)(*args), None
-            except Exception as exc:
-                actual, actual_exc = None, exc
+            if answer is not None:  # asked already (a batch of queries to a child)
+                actual, actual_exc = answer
+            else:
+                try:
+                    actual, actual_exc = getattr(self.fifo, name)(*args), None
+                except Exception as exc:
+                    actual, actual_exc = None, exc
             # The reproduction's lines are only rendered if a snippet is printed.
             srcs = srcs if srcs is not None else [_Lazy(_value_src, a) for a in args]
 
@@ -716,13 +719,19 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
         def queries_agree(self) -> None:
             if self.model is None:
                 return
-            for name in queries:
-                self.call(name, record=False)
+            names = list(queries) + (["__len__"] if "__len__" in ops else [])
+            answers: List[Any] = [None] * len(names)
+            if isinstance(self.fifo, IsolatedFifo):  # one round trip for all of them
+                answers = self.fifo.batch(names)
+            for name, answer in zip(queries, answers):
+                self.call(name, record=False, answer=answer)
             if "__len__" not in ops:
                 return
             expected = len(self.model)
             try:
-                got = len(self.fifo)
+                got, exc = answers[-1] if answers[-1] is not None else (len(self.fifo), None)
+                if exc is not None:
+                    raise exc
             except RingCrashed as exc:
                 self._fail("len(f)", f"len(f) crashed the process the fifo ran in: {exc.how}", crashed=exc.how)
             if got != expected:
