@@ -116,6 +116,12 @@ class KfifoStateMachine(RuleBasedStateMachine):
     operations: ClassVar[FrozenSet[str]] = frozenset()
     #: The record header sizes tested.
     recsizes: ClassVar[Tuple[int, ...]] = ()
+    #: Whether the fifo is made with ``start=`` (it can reach the 2**32 wrap).
+    with_start: ClassVar[bool] = False
+    #: Whether bad arguments are tried.
+    checks_arguments: ClassVar[bool] = False
+    #: The capacity model (a name of :data:`kfifo.model.CAPACITIES` or a callable).
+    capacity: ClassVar[Any] = "pow2"
 
 
 def make_state_machine(
@@ -777,6 +783,9 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
     name = getattr(factory, "__qualname__", None) or type(factory).__name__
     _Machine.__name__ = _Machine.__qualname__ = f"KfifoStateMachine_{name.replace('.', '_')}"
     _Machine.operations = ops
+    _Machine.with_start = with_start
+    _Machine.checks_arguments = checks is not None
+    _Machine.capacity = capacity
     _Machine.recsizes = tuple(allowed_recsizes)
     _Machine.TestCase.settings = settings(
         deadline=None, suppress_health_check=_QUIET_CHECKS,
