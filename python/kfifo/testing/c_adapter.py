@@ -8,7 +8,7 @@ import re
 from typing import Any, Callable, ClassVar, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from kfifo.model import UINT_MAX
-from kfifo.testing.catalogue import C_SIGNATURES, CATALOGUE
+from kfifo.testing.catalogue import C_SIGNATURES, CATALOGUE, record_conventions
 
 __all__ = ["CFifo", "C_SIGNATURES", "CFunctionError", "parse_prototype"]
 
@@ -105,15 +105,21 @@ def _fits(token: str, t: CType) -> bool:
     return not t.pointer and t.ctype is not None and t.ctype is not ctypes.c_char
 
 
-def _resolve(cls_name: str, op: str, spec: str, fixed_recsize: bool) -> Tuple[str, CType, List[CType], bool]:
+def _resolve(cls_name: str, op: str, spec: str, fixed_recsize: bool,
+             convention: str = "kfifo") -> Tuple[str, CType, List[CType], bool]:
     """``(C name, return type, parameter types, declared)`` of ``functions[op]``,
     checked against the operation's shape in the catalogue."""
     shape = CATALOGUE[op].c
     assert shape is not None
     ret_tok, arg_toks = shape[0], [t for t in shape[1:] if not (fixed_recsize and t == "rec")]
     if "(" not in spec:
+        if convention != "kfifo":
+            raise TypeError(f"{cls_name}.functions[{op!r}]: record_convention {convention!r} needs the "
+                            "C prototype, not only the name")
         return spec, _DEFAULT[ret_tok], [_DEFAULT[t] for t in arg_toks], False
     name, ret, args = parse_prototype(spec)
+    if convention == "message" and len(args) == len(arg_toks) - 1:
+        arg_toks = arg_toks[:-1]  # the length is the result: ssize_t get(R *, void *, size_t)
     where = f"{cls_name}.functions[{op!r}] = {spec!r}"
     need = f"the operation {op!r} needs: {C_SIGNATURES[op]}" + (
         " (without the recsize argument: recsize is fixed)" if fixed_recsize and "rec" in shape else "")
@@ -190,6 +196,9 @@ class CFifo:
     #: stored (kfifo empties the fifo); False for rings whose skip requires
     #: ``n <= len`` (JACK's ``jack_ringbuffer_read_advance``).
     skip_past_len: ClassVar[bool] = True
+    #: Other conventions of the record calls, e.g. ``{"in_rec": "bool",
+    #: "out_rec": "message"}`` (see :data:`kfifo.testing.catalogue.RECORD_CONVENTIONS`).
+    record_convention: ClassVar[Optional[Mapping[str, str]]] = None
     #: Whether the machine runs the ring in a child process.
     isolate: ClassVar[bool] = True
     #: Operation -> name of the C function (for messages).
@@ -215,8 +224,9 @@ class CFifo:
                 raise ValueError(f"{cls.__name__}.recsize must be 0, 1 or 2, got {cls.recsize!r}")
             cls.recsizes = (int(cls.recsize),)
         cls._c, cls.c_names = {}, {}
+        conventions = record_conventions(dict(cls.record_convention or {}))
         for op, spec in cls.functions.items():
-            cname, ret, args, declared = _resolve(cls.__name__, op, spec, fixed)
+            cname, ret, args, declared = _resolve(cls.__name__, op, spec, fixed, conventions.get(op, "kfifo"))
             try:
                 fn = getattr(lib, cname)
             except AttributeError:
@@ -232,6 +242,9 @@ class CFifo:
             setattr(cls, "__len__", _C_METHODS["len"])
         if "start" not in cls.functions:
             setattr(cls, "__init__", _c_init_without_start)
+        for op, convention in conventions.items():
+            if op in cls.functions:
+                setattr(cls, op, _C_CONVENTIONS[convention](op))
 
     def __init__(self, size: int, *, start: int = 0) -> None:
         self._handle: Any = None
@@ -391,4 +404,42 @@ _C_METHODS: Dict[str, Callable[..., Any]] = {
     "out_rec": _c_out_rec("out_rec"), "to_user_rec": _c_out_rec("to_user_rec"),
     "peek_rec": _c_with_recsize("peek_rec", int), "skip_rec": _c_with_recsize("skip_rec", lambda r: None),
     "free": _c_free,
+}
+
+
+def _c_in_rec_as(convention: str) -> Callable[[str], Callable[..., Any]]:
+    def make(op: str) -> Callable[..., Any]:
+        def method(self: CFifo, data: Any, recsize: int) -> Any:
+            rec = self._check_recsize(recsize)
+            buf, n = _c_data(data)
+            ret = self._c[op](self._h(), buf, n, *rec)
+            return bool(ret) if convention == "bool" else int(ret)
+        method.__name__ = op
+        return method
+    return make
+
+
+def _c_out_message(op: str) -> Callable[..., Optional[bytes]]:
+    """A message read: ``bool get(R *, void *to, size_t n, size_t *len)``
+    (True and the length when one is taken) or ``ssize_t get(R *, void *to,
+    size_t n)`` (the length taken, negative if none); bytes or None."""
+    def method(self: CFifo, n: int, recsize: int) -> Optional[bytes]:
+        rec = self._check_recsize(recsize)
+        fn = self._c[op]
+        buf = self._buffer(n)
+        if fn.args[-1].pointee is not None:  # the length through a pointer
+            length = fn.args[-1].pointee(0)
+            taken = fn(self._h(), buf, n, *rec, ctypes.byref(length))
+            got = int(length.value) if taken else -1
+        else:
+            got = int(fn(self._h(), buf, n, *rec))
+        if got < 0:
+            return None
+        return bytes(buf.raw[:fn.count(got, n)])
+    method.__name__ = op
+    return method
+
+
+_C_CONVENTIONS: Dict[str, Callable[[str], Callable[..., Any]]] = {
+    "bool": _c_in_rec_as("bool"), "count": _c_in_rec_as("count"), "message": _c_out_message,
 }

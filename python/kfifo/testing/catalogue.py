@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Dict, NamedTuple, Optional, Tuple
 
 __all__ = ["Operation", "CATALOGUE", "OPERATIONS", "FEATURES", "C_SIGNATURES", "EDGES",
-           "ARGUMENT_ERRORS", "roles"]
+           "ARGUMENT_ERRORS", "roles", "RECORD_CONVENTIONS", "record_conventions", "project"]
 
 
 class Operation(NamedTuple):
@@ -179,3 +179,52 @@ def reachable_edges(ops: "frozenset[str] | set[str]", with_start: bool, checks: 
     """The edges of :data:`EDGES` a fifo with ``ops`` can reach."""
     have = set(ops) | ({"start"} if with_start else set()) | ({"check_arguments"} if checks else set())
     return tuple(e for e in EDGES if not EDGE_NEEDS.get(e) or have & set(EDGE_NEEDS[e]))
+
+
+# ----------------------------------------------------------------------
+# Other conventions for record (message) calls
+# ----------------------------------------------------------------------
+#: What a record call of a fifo with another convention than kfifo's
+#: returns, per operation; the machine compares the model's answer as the
+#: convention can say it (:func:`project`).
+RECORD_CONVENTIONS: Dict[str, Dict[str, str]] = {
+    "in_rec": {
+        "kfifo": "0 if stored, else n + 1",
+        "bool": "True if stored, False if refused",
+        "count": "n (the bytes of the record) if stored, 0 if refused",
+    },
+    "out_rec": {
+        "kfifo": "(ret, data, total): 0 and the record if taken; L > n if too long; n if incomplete",
+        "message": "the record's bytes if one was taken, None if not (empty, incomplete, buffer too small)",
+    },
+}
+RECORD_CONVENTIONS["from_user_rec"] = RECORD_CONVENTIONS["in_rec"]
+RECORD_CONVENTIONS["to_user_rec"] = RECORD_CONVENTIONS["out_rec"]
+
+
+def record_conventions(given: "Dict[str, str]") -> Dict[str, str]:
+    """Check a ``record_convention`` mapping (operation -> convention); the
+    operations it leaves out keep kfifo's."""
+    for op, convention in given.items():
+        if op not in RECORD_CONVENTIONS:
+            raise ValueError(f"record_convention: {op!r} has no other convention; "
+                             f"those that do: {sorted(RECORD_CONVENTIONS)}")
+        if convention not in RECORD_CONVENTIONS[op]:
+            raise ValueError(f"record_convention[{op!r}] must be one of {sorted(RECORD_CONVENTIONS[op])}, "
+                             f"got {convention!r}")
+    return {op: c for op, c in given.items() if c != "kfifo"}
+
+
+def project(convention: str, answer: object, args: tuple, moved: bool) -> object:
+    """The model's ``answer`` to a record call, as ``convention`` says it;
+    ``moved`` says whether the call changed what the model holds (kfifo's
+    ``out_rec`` answers 0 both for a record of 0 bytes taken and for an
+    empty fifo asked with ``n = 0``)."""
+    if convention == "bool":
+        return answer == 0
+    if convention == "count":
+        return len(memoryview(args[0]).cast("B")) if answer == 0 else 0
+    if convention == "message":
+        _, data, _ = answer  # type: ignore[misc]
+        return data if moved else None
+    return answer

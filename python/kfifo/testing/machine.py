@@ -24,7 +24,7 @@ from hypothesis.stateful import (
 
 from kfifo.model import UINT_MAX, Capacity, RingModel, capacity_of
 from kfifo.testing.c_adapter import CFifo
-from kfifo.testing.catalogue import ARGUMENT_ERRORS, OPERATIONS, roles
+from kfifo.testing.catalogue import ARGUMENT_ERRORS, OPERATIONS, project, record_conventions, roles
 from kfifo.testing.isolation import PERTURB_SRC, IsolatedFifo, RingCrashed
 from kfifo.testing.profiles import _QUIET_CHECKS
 from kfifo.testing.reproduction import (
@@ -224,6 +224,7 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
     # read_advance) says so with skip_past_len = False.
     skip_past_len = bool(getattr(factory, "skip_past_len", True))
     c_names = getattr(factory, "c_names", None) if is_c else None
+    conventions = record_conventions(getattr(factory, "record_convention", None) or {})
     counts = _COUNTS if huge_counts else _LENGTHS
     capacities = _CAPACITIES if huge_counts else _SMALL_CAPACITIES
     checks = _argument_checks(check_arguments)
@@ -346,12 +347,16 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
             """
             STATS.ops[name] += 1
             margs = args if model_args is None else model_args
+            len_before = self.model.len() if name in conventions else 0
             try:
                 expected, expected_exc = getattr(self.model, name)(*margs), None
             except Exception as exc:
                 if not refused:
                     raise
                 expected, expected_exc = None, exc
+            model_answer = expected
+            if name in conventions and expected_exc is None:  # what the fifo's convention can say
+                expected = project(conventions[name], expected, margs, self.model.len() != len_before)
             if answer is not None:  # asked already (a batch of queries to a child)
                 actual, actual_exc = answer
             else:
@@ -385,8 +390,9 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
                 return expected_exc
             if actual is None and expected is None and actual_exc is None:
                 if record:
-                    self.trace.add(_Lazy(call_src))
-                return None
+                    self.trace.add(_Lazy(call_src) if model_answer is None else
+                                   _Lazy(lambda: f"assert {call_src()} is None"))
+                return model_answer
             line = _Lazy(lambda: f"assert {call_src()} == {_value_src(expected)}")
             if actual_exc is not None:
                 self._fail(line, f"{call_src()} raised {type(actual_exc).__name__}: {actual_exc}; "
@@ -397,7 +403,7 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
                            + _difference(got, expected))
             if record:
                 self.trace.add(line)
-            return expected
+            return model_answer
 
         def _length(self, spec: Any, recsize: int = 0) -> int:
             if isinstance(spec, int):
