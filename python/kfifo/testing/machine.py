@@ -471,6 +471,8 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
             make = (lambda *a, **k: IsolatedFifo(factory, *a, **k)) if isolate else factory
             try:
                 self.fifo = make(size, start=start) if with_start else make(size)
+                if isolate:  # answered after every call, in the same round trip
+                    self.fifo.queries = tuple(queries) + (("__len__",) if "__len__" in ops else ())
             except RingCrashed as exc:
                 self._fail(line, f"{line[4:]} crashed the process the fifo ran in: {exc.how}", crashed=exc.how)
             except Exception as exc:
