@@ -161,3 +161,15 @@ def test_fuzz_without_hypothesis_names_the_extra_in_one_line_and_exits_3(tmp_pat
     assert proc.stderr.strip().splitlines() == [
         "kfifo fuzz: needs Hypothesis, which is not installed: pip install 'kfifo[testing]'"]
     assert "Traceback" not in proc.stderr
+
+
+def test_fuzz_reports_a_crashing_c_ring_with_a_reproduction(tmp_path):
+    crash_ring = TESTS.parent / "examples" / "crash_ring"
+    env = _env()
+    env["PYTHONPATH"] = os.pathsep.join([str(crash_ring), env["PYTHONPATH"]])
+    proc = subprocess.run([sys.executable, "-m", "kfifo", "fuzz", "--seconds", "60", "--quiet",
+                           "--factory", "test_wrapring:WrapRing"], env=env, cwd=str(tmp_path),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "CRASH: the fifo killed the process it ran in (killed by SIG" in proc.stdout
+    assert "crashed the process the fifo ran in" in proc.stdout and "make_fifo = WrapRing" in proc.stdout
