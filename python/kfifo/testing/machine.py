@@ -5,6 +5,7 @@ from __future__ import annotations
 import array
 import contextlib
 import inspect
+import os
 import sys
 import time
 from typing import (
@@ -181,6 +182,20 @@ def make_state_machine(
         gets the writable ones.  By default all of them with
         ``check_arguments="kfifo"``, else ``bytes`` (and ``bytearray`` for
         ``out_into``).
+    capacity : str or callable, optional
+        How many bytes a fifo made with ``size`` holds: ``"pow2"`` (kfifo's
+        power of two, the default), ``"pow2-1"`` (one byte of it kept free:
+        JACK, ck_ring), ``"exact"`` (Boost ``spsc_queue``), ``"size-1"``, or
+        a callable ``size -> capacity`` (:class:`kfifo.model.RingModel`).
+        By default ``factory.capacity`` if it has that attribute.
+    huge_counts : bool, optional
+        Whether counts up to ``2**32 - 1`` are passed.  By default
+        ``factory.huge_counts``, else True for Python fifos and False for a
+        :class:`CFifo` (a C ring that trusts its caller would crash).
+    isolate : bool, optional
+        Run the fifo in a child process, one per example, so that a fifo
+        that kills its process is reported with a reproduction.  By default
+        ``factory.isolate``, else True for a :class:`CFifo` (on POSIX).
 
     Returns
     -------
@@ -219,7 +234,9 @@ def _make_machine(factory: Callable[..., Any], lock_factory: Optional[Callable[[
         # ring that trusts its caller: asked for, or for Python fifos only.
         huge_counts = bool(getattr(factory, "huge_counts", not is_c))
     if isolate is None:
-        isolate = bool(getattr(factory, "isolate", is_c))
+        isolate = bool(getattr(factory, "isolate", is_c)) and hasattr(os, "fork")
+    elif isolate and not hasattr(os, "fork"):
+        raise ValueError("isolate=True needs os.fork (POSIX); this platform has none")
     # A ring whose skip must not be asked for more than it holds (JACK's
     # read_advance) says so with skip_past_len = False.
     skip_past_len = bool(getattr(factory, "skip_past_len", True))
