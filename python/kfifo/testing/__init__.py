@@ -86,7 +86,9 @@ The package is split by concern; everything public is imported here.
 """
 from __future__ import annotations
 
-from kfifo.testing.catalogue import ARGUMENT_ERRORS, C_SIGNATURES, CATALOGUE, EDGES, FEATURES, OPERATIONS, Operation
+from kfifo.testing.catalogue import (
+    ARGUMENT_ERRORS, C_SIGNATURES, CATALOGUE, EDGES, FEATURES, OPERATIONS, RECORD_CONVENTIONS, Operation,
+)
 from kfifo.testing.profiles import PROFILE_ENV, PROFILES, load_profile, register_profiles
 from kfifo.testing.reproduction import STATS, KfifoMismatch, Stats, Trace, pattern
 from kfifo.testing.machine import KfifoStateMachine, find_operations, make_state_machine, run_machine
@@ -112,6 +114,7 @@ __all__ = [
     "EDGES",
     "CATALOGUE",
     "Operation",
+    "RECORD_CONVENTIONS",
     "run_machine",
     "RingCrashed",
     "CFunctionError",

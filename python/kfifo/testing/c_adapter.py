@@ -197,7 +197,7 @@ class CFifo:
     #: ``n <= len`` (JACK's ``jack_ringbuffer_read_advance``).
     skip_past_len: ClassVar[bool] = True
     #: Other conventions of the record calls, e.g. ``{"in_rec": "bool",
-    #: "out_rec": "message"}`` (see :data:`kfifo.testing.catalogue.RECORD_CONVENTIONS`).
+    #: "out_rec": "message"}`` (see :data:`kfifo.testing.RECORD_CONVENTIONS`).
     record_convention: ClassVar[Optional[Mapping[str, str]]] = None
     #: Whether the machine runs the ring in a child process.
     isolate: ClassVar[bool] = True
