@@ -132,6 +132,10 @@ def _serve(factory: Callable[..., Any], rfd: int, wfd: int) -> None:  # pragma: 
             after = args
             _send(wfd, (("ok", queries()), []))
             continue
+        if name == "__drop__":  # the example is over; this child may serve the next
+            fifo = None
+            _send(wfd, (("ok", None), []))
+            continue
         try:
             if name == "__new__":
                 fifo = factory(*args, **kwargs)
@@ -151,12 +155,33 @@ def _serve(factory: Callable[..., Any], rfd: int, wfd: int) -> None:  # pragma: 
         _send(wfd, (reply, queries() if fifo is not None else []))
 
 
+#: factory -> children waiting for their next example: (pid, write fd, read fd).
+_IDLE: Dict[Any, list] = {}
+#: The parent's ends of every child's pipes: a new child closes them, or a
+#: child waiting for the end of its input would never see it.
+_PARENT_FDS: set = set()
+
+
 class IsolatedFifo:
     """A fifo made by ``factory(*args, **kwargs)`` in a child process; every
     method call is forwarded to it, and a call during which the child dies
     raises :class:`RingCrashed`."""
 
     def __init__(self, factory: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        self._factory = factory
+        self.queries: Tuple[str, ...] = ()
+        self._answered: Optional[list] = None
+        try:
+            idle = _IDLE.get(factory)
+        except TypeError:
+            idle = None
+        while idle:  # a child that ended its last example cleanly serves this one
+            self._pid, self._w, self._r = idle.pop()
+            try:
+                self._call("__new__", args, kwargs)
+                return
+            except RingCrashed:
+                continue
         child_r, parent_w = os.pipe()
         parent_r, child_w = os.pipe()
         pid = os.fork()
@@ -165,6 +190,11 @@ class IsolatedFifo:
             try:
                 os.close(parent_w)
                 os.close(parent_r)
+                for fd in _PARENT_FDS:
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
                 _serve(factory, child_r, child_w)
             except BaseException:
                 code = 70
@@ -174,9 +204,7 @@ class IsolatedFifo:
         os.close(child_w)
         self._pid: Optional[int] = pid
         self._w, self._r = parent_w, parent_r
-        #: Argument-less calls the child answers after every call (see batch()).
-        self.queries: Tuple[str, ...] = ()
-        self._answered: Optional[list] = None
+        _PARENT_FDS.update((parent_w, parent_r))
         self._call("__new__", args, kwargs)
 
     def _call(self, name: str, args: Tuple[Any, ...], kwargs: Optional[Dict[str, Any]] = None) -> Any:
@@ -224,25 +252,29 @@ class IsolatedFifo:
 
     def _close_fds(self) -> None:
         for fd in (self._w, self._r):
+            _PARENT_FDS.discard(fd)
             try:
                 os.close(fd)
             except OSError:
                 pass
 
     def close(self) -> None:
-        """End the child (it frees nothing more: the fifo dies with it)."""
+        """Drop the fifo; keep the child for the next example of the same
+        factory (a fork per example costs more than the calls on a busy
+        machine), or end it."""
         if self._pid is None:
             return
         try:
-            os.close(self._w)  # EOF: the child returns
-        except OSError:
-            pass
-        pid, self._pid = self._pid, None
-        os.waitpid(pid, 0)
+            self.queries = ()
+            self._call("__drop__", ())
+        except Exception:  # crashed freeing it, or gone: no reuse
+            self._kill()
+            return
         try:
-            os.close(self._r)
-        except OSError:
-            pass
+            _IDLE.setdefault(self._factory, []).append((self._pid, self._w, self._r))
+        except TypeError:  # an unhashable factory: no reuse
+            self._kill()
+        self._pid = None
 
     def __del__(self) -> None:
         try:
