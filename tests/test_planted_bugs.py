@@ -454,7 +454,7 @@ WILD = [
     PeekClearsFull, RecordRoomIgnoresHeader, HeaderMaxRefused, SkipRecForgetsHeader, LastRecordStuck,
     SkipUnclamped, OutUnclamped, WriteReturnsRequested, IsFullOffByOne, HeaderSplitLost,
 ]
-#: Bugs of the states and rings issue 27 added: below a header, size - 1 rings.
+#: Bugs of two states and rings: below a header, a size - 1 ring.
 RINGS = [HeaderPresentOffByOne, SlotKeptAvailForgets]
 PLANTED = SEED_AND_CLASSIC + WILD + RINGS
 
