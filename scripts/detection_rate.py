@@ -1,8 +1,13 @@
 # SPDX-License-Identifier: MIT
 """How often does ``kfifo.testing`` at its default settings catch each planted bug?
 
-For every planted bug of ``tests/test_planted_bugs.py`` (and, as a control,
-the correct model) this runs the state machine ``--runs`` times, each run a
+For every planted bug of ``tests/test_planted_bugs.py``, the crashing and
+the garbage-returning C ring of ``examples/crash_ring`` (``WrapRingCrash``,
+``WrapRingGarbage``) and, as controls that must never be "caught", the
+correct model, a correct size - 1 ring (``RingModelPow2Minus1``) and the
+three third-party rings of ``examples/third_party`` (JACK, Boost
+``spsc_queue``, ck_ring: a catch there is a false alarm), this runs the
+state machine ``--runs`` times, each run a
 fresh Hypothesis test at the settings a user gets from
 ``make_state_machine(factory).TestCase`` (the loaded profile, ``kfifo-dev``
 by default: 100 examples of up to 50 steps, every phase but "explain"),
@@ -25,6 +30,9 @@ table alone.
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import math
+import os
 import pathlib
 import resource
 import statistics
@@ -32,23 +40,59 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "examples" / "crash_ring"))
 
 from hypothesis import HealthCheck, Phase, seed, settings  # noqa: E402
-from hypothesis.stateful import run_state_machine_as_test  # noqa: E402
 
 import test_planted_bugs  # noqa: E402
-from kfifo.model import KfifoModel  # noqa: E402
+from kfifo.model import KfifoModel, RingModel  # noqa: E402
 import kfifo.testing  # noqa: E402
-from kfifo.testing import STATS, KfifoMismatch, load_profile, make_state_machine  # noqa: E402
+from kfifo.testing import STATS, KfifoMismatch, load_profile, make_state_machine, run_machine  # noqa: E402
 
 PROFILE = load_profile()
 kfifo.testing.PROGRESS = False  # no progress lines from the worker processes
 
 
+class RingModelPow2Minus1(RingModel):
+    """A correct ring that keeps one byte free: a control."""
+
+    capacity = "pow2-1"
+
+    def __init__(self, size, *, start=0):
+        super().__init__(size, start=start, capacity="pow2-1")
+
+
+#: The controls: a catch is a false alarm.
+CONTROLS = ("KfifoModel", "RingModelPow2Minus1", "JackRing", "BoostSpscRing", "CkRing")
+
+
+def _load(path: pathlib.Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_FOUND: dict = {}
+
+
 def _factories() -> dict:
+    if _FOUND:
+        return _FOUND
     found = {cls.__name__: cls for cls in test_planted_bugs.PLANTED}
-    found["KfifoModel"] = KfifoModel  # the control: must never be "caught"
+    wrapring = _load(ROOT / "examples" / "crash_ring" / "test_wrapring.py", "test_wrapring")
+    found["WrapRingCrash"] = wrapring.WrapRing
+    found["WrapRingGarbage"] = type("WrapRingGarbage", (wrapring.WrapRing,), {"library": wrapring.build(garbage=True)})
+    found["KfifoModel"] = KfifoModel
+    found["RingModelPow2Minus1"] = RingModelPow2Minus1
+    third = _load(ROOT / "examples" / "third_party" / "rings.py", "third_party_rings")
+    for name, ring in third.RINGS.items():
+        if name not in third.MISSING:
+            found[name] = ring
+    _FOUND.update(found)
     return found
 
 
@@ -71,7 +115,7 @@ def one_run(name: str, run_seed: int, max_examples: int = 0, shrink: bool = True
     t0 = time.monotonic()
     caught = False
     try:
-        run_state_machine_as_test(machine, settings=run_settings)
+        run_machine(machine, settings=run_settings)
     except KfifoMismatch:
         caught = True
     examples = STATS.first_failure[0] if STATS.first_failure else STATS.examples
@@ -85,7 +129,7 @@ def time_default_run(repeat: int) -> tuple:
     for i in range(repeat):
         machine = seed(10_000 + i)(make_state_machine())
         t0, c0 = time.monotonic(), time.process_time()
-        run_state_machine_as_test(machine, settings=settings(machine.TestCase.settings, database=None))
+        run_machine(machine, settings=settings(machine.TestCase.settings, database=None))
         wall.append(time.monotonic() - t0)
         cpu.append(time.process_time() - c0)
     return wall, cpu
@@ -119,7 +163,9 @@ def main(argv=None) -> int:
 
     if args.runs:
         what = "s/run" if args.no_shrink else "median s"
-        print(f"{'bug':<24} {'caught':>8} {'median ex.':>10} {'max ex.':>8} {what:>9} {'max s':>7}")
+        print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
+              f"({os.cpu_count()} CPUs); controls (a catch is a false alarm): {', '.join(CONTROLS)}")
+        print(f"{'bug':<24} {'caught':>8} {'median ex.':>10} {'max ex.':>8} {what:>9} {'p99 s':>7} {'max s':>7}")
         seeds = range(args.first_seed, args.first_seed + args.runs)
         rows = []
         # A run that does not shrink would print a long unshrunk reproduction.
@@ -133,8 +179,9 @@ def main(argv=None) -> int:
                 top = f"{max(hits)}" if hits else "-"
                 times = [s for caught, _, s in results if caught] or [s for _, _, s in results]
                 secs = statistics.mean(times) if args.no_shrink else statistics.median(times)
+                p99 = sorted(times)[max(0, math.ceil(0.99 * len(times)) - 1)]
                 print(f"{name:<24} {len(hits):>4}/{len(results):<3} {med:>10} {top:>8} {secs:>9.2f} "
-                      f"{max(times):>7.2f}", flush=True)
+                      f"{p99:>7.2f} {max(times):>7.2f}", flush=True)
                 rows.append((name, len(hits), len(results), med, secs, max(times)))
         if args.markdown:
             print()

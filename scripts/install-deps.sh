@@ -4,7 +4,9 @@
 # Install the Debian packages the tests can use but a bare machine may lack:
 # cmake, clang with libFuzzer and the sanitizer runtimes, a C++ compiler,
 # pkg-config, gcc's 32-bit libraries (gcc-multilib, for the -m32 stage),
-# valgrind (callgrind counts the per-call instruction budgets) and,
+# valgrind (callgrind counts the per-call instruction budgets), the three
+# third-party rings kfifo.testing is tested on (libjack-jackd2-dev,
+# libboost-dev, libck-dev: tests/test_third_party_rings.py) and,
 # with --python, what a virtual environment of the system Python needs to
 # build the extension (python3-venv, python3-dev).  It says what it is about
 # to install before it runs apt-get, and runs it only as root on a
@@ -55,7 +57,10 @@ else
   if [[ $(uname -m) == x86_64 ]] && ! m32_works; then
     missing+=(gcc-multilib)
   fi
-  what="cmake, clang with libFuzzer, C++, pkg-config, valgrind, gcc-multilib"
+  [[ -f /usr/include/jack/ringbuffer.h ]] || missing+=(libjack-jackd2-dev)
+  [[ -f /usr/include/boost/lockfree/spsc_queue.hpp ]] || missing+=(libboost-dev)
+  [[ -f /usr/include/ck_ring.h ]] || missing+=(libck-dev)
+  what="cmake, clang with libFuzzer, C++, pkg-config, valgrind, gcc-multilib, JACK/Boost/ck headers"
 fi
 
 if ((${#missing[@]} == 0)); then
@@ -85,6 +90,7 @@ for m in "${missing[@]}"; do
     clang) pkgs+=(clang) ;;
     g++) pkgs+=(g++) ;;
     pkg-config | cmake | valgrind) pkgs+=("$m") ;;
+    libjack-jackd2-dev | libboost-dev | libck-dev) pkgs+=("$m") ;;
     gcc-multilib) pkgs+=(gcc-multilib g++-multilib) ;;
     python3-venv | python3-dev | gcc) pkgs+=("$m") ;;
   esac

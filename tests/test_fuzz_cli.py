@@ -101,3 +101,75 @@ def test_demo_runs_and_its_threads_deliver_every_byte_in_order():
     assert "out_rec(64, 1)" in proc.stdout
     assert "got 1000 bytes" in proc.stdout and "in order: True" in proc.stdout
     assert "get(1) -> b'' (end of stream)" in proc.stdout
+
+
+_BYTE_RING = '''
+class Ring:
+    """A byte ring without records or start=: only what it can do is counted."""
+
+    def __init__(self, size):
+        self.cap = 1 << (size - 1).bit_length()
+        self.buf = b""
+
+    def in_(self, data):
+        n = min(len(data), self.cap - len(self.buf))
+        self.buf += bytes(data)[:n]
+        return n
+
+    def out(self, n):
+        got, self.buf = self.buf[:n], self.buf[n:]
+        return got
+
+    def len(self):
+        return len(self.buf)
+'''
+
+
+def _console_script():
+    script = pathlib.Path(sys.executable).with_name("kfifo")
+    if not script.exists():  # pragma: no cover - an install without console scripts
+        import pytest
+
+        pytest.fail(f"the kfifo console script is not next to {sys.executable}", pytrace=False)
+    return script
+
+
+def test_console_script_imports_the_factory_from_the_current_directory(tmp_path):
+    (tmp_path / "myring_cli.py").write_text(_BYTE_RING)
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env.pop("KFIFO_FUZZ_FACTORY", None)
+    proc = subprocess.run([str(_console_script()), "fuzz", "--seconds", "1", "--quiet",
+                           "--factory", "myring_cli:Ring"],
+                          env=env, cwd=str(tmp_path), capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "fuzzing myring_cli:Ring" in out and "no mismatch" in out
+    # Coverage only of what this ring has: 3 operations, no record or
+    # 2**32-wrap edges, and no "run longer" hint for edges it cannot reach.
+    assert "operations (3/3 covered)" in out
+    assert "in wraps 2**32" not in out and "out_rec success" not in out
+
+
+def test_fuzz_without_hypothesis_names_the_extra_in_one_line_and_exits_3(tmp_path):
+    (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['hypothesis'] = None\n")
+    env = _env()
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env["PYTHONPATH"]])
+    proc = subprocess.run([sys.executable, "-m", "kfifo", "fuzz", "--seconds", "1"], env=env,
+                          cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "kfifo fuzz: needs Hypothesis, which is not installed: pip install 'kfifo[testing]'"]
+    assert "Traceback" not in proc.stderr
+
+
+def test_fuzz_reports_a_crashing_c_ring_with_a_reproduction(tmp_path):
+    crash_ring = TESTS.parent / "examples" / "crash_ring"
+    env = _env()
+    env["PYTHONPATH"] = os.pathsep.join([str(crash_ring), env["PYTHONPATH"]])
+    proc = subprocess.run([sys.executable, "-m", "kfifo", "fuzz", "--seconds", "60", "--quiet",
+                           "--factory", "test_wrapring:WrapRing"], env=env, cwd=str(tmp_path),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "CRASH: the fifo killed the process it ran in (killed by SIG" in proc.stdout
+    assert "crashed the process the fifo ran in" in proc.stdout and "make_fifo = WrapRing" in proc.stdout

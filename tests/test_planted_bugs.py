@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from kfifo.model import UINT_MAX, KfifoModel, _readable, _recsize
+from kfifo.model import UINT_MAX, KfifoModel, RingModel, _readable, _recsize
 from kfifo.testing import STATS, KfifoMismatch, make_state_machine
 
 #: planted bug -> (examples, steps, seconds) until the first mismatch; printed by conftest.
@@ -409,6 +409,40 @@ class HeaderSplitLost(KfifoModel):
             self._header_pending = False
 
 
+class HeaderPresentOffByOne(KfifoModel):
+    """The "is a record header present?" test is ``len >= recsize - 1``: with
+    one byte of a 2-byte header stored (byte calls mixed with record calls),
+    the next record's length is read from that byte and a stale one.
+    Boundary: fewer bytes than a header."""
+
+    def _header(self, recsize):
+        if self._len() + 1 < recsize:
+            return 0
+        return int.from_bytes(self._get(self._out, recsize), "little")
+
+
+class SlotKeptAvailForgets(RingModel):
+    """A ring that keeps one byte of its power-of-two buffer free (JACK's
+    ringbuffer, ck_ring): stores at most size - 1, but its ``avail`` forgets
+    the kept byte.  Boundary: full, of a size - 1 ring."""
+
+    capacity = "pow2-1"
+
+    def __init__(self, size, *, start=0):
+        super().__init__(size, start=start, capacity="pow2-1")
+
+    def _avail(self):
+        return super()._avail() + 1 if self._len() else super()._avail()
+
+    def in_(self, data):
+        self._check()
+        view = _readable(data)
+        n = min(len(view), self._capacity - self._len())
+        self._put(self._in, view[:n])
+        self._advance_in(n)
+        return n
+
+
 #: The seed bugs and the first planted ones.
 SEED_AND_CLASSIC = [
     HeaderInBuffer, CopiesCapacity, CopiesUpToCapacity, PeekAvail, TruncatedHeader, StaleHeader, UninitializedOff,
@@ -420,7 +454,9 @@ WILD = [
     PeekClearsFull, RecordRoomIgnoresHeader, HeaderMaxRefused, SkipRecForgetsHeader, LastRecordStuck,
     SkipUnclamped, OutUnclamped, WriteReturnsRequested, IsFullOffByOne, HeaderSplitLost,
 ]
-PLANTED = SEED_AND_CLASSIC + WILD
+#: Bugs of two states and rings: below a header, a size - 1 ring.
+RINGS = [HeaderPresentOffByOne, SlotKeptAvailForgets]
+PLANTED = SEED_AND_CLASSIC + WILD + RINGS
 
 
 def hunt(factory, max_examples=BUDGET, shrink=False):

@@ -21,7 +21,11 @@ check that a bug is reported; you can point it at your own implementation.
 ``callable`` may be a dotted path inside the module (``pkg.mod:Class.make``).
 
 Hypothesis is imported only when the verb runs, so ``kfifo demo`` and
-``kfifo --help`` work without it.
+``kfifo --help`` work without it; without it, ``kfifo fuzz`` says which
+extra to install, in one line, and exits with :data:`EXIT_MISSING_EXTRA`.
+
+Like ``python -m``, the verb imports factories from the current directory
+(the ``kfifo`` console script does not put it on ``sys.path`` by itself).
 """
 from __future__ import annotations
 
@@ -34,6 +38,8 @@ from typing import Any, Callable, Optional, Tuple
 
 #: Environment variable naming a replacement factory, ``module:callable``.
 FACTORY_ENV = "KFIFO_FUZZ_FACTORY"
+#: Exit status when an optional dependency (Hypothesis) is not installed.
+EXIT_MISSING_EXTRA = 3
 
 _EPILOG = f"""\
 A long campaign:   kfifo fuzz --seconds 600 --steps 100
@@ -41,7 +47,8 @@ A long campaign:   kfifo fuzz --seconds 600 --steps 100
 Testing your own fifo: --factory module:callable (or the environment
 variable {FACTORY_ENV}=module:callable) fuzzes `callable(size, start=start)`
 instead of kfifo.Kfifo, against the same reference model.
-Exit status: 0 no mismatch, 1 mismatch (reproduction printed), 2 bad usage.
+Exit status: 0 no mismatch, 1 mismatch or crash (reproduction printed),
+2 bad usage, {EXIT_MISSING_EXTRA} Hypothesis not installed (pip install 'kfifo[testing]').
 """
 
 
@@ -70,6 +77,8 @@ def load_factory(spec: Optional[str]) -> Tuple[Callable[..., Any], Optional[Call
     module_name, sep, attr_path = spec.partition(":")
     if not sep or not module_name or not attr_path:
         raise ValueError(f"factory must look like module:callable, got {spec!r}")
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as python -m does; the console script does not
     obj: Any = importlib.import_module(module_name)
     for attr in attr_path.split("."):
         obj = getattr(obj, attr)
@@ -80,12 +89,18 @@ def load_factory(spec: Optional[str]) -> Tuple[Callable[..., Any], Optional[Call
 
 def run(args: argparse.Namespace) -> int:
     """Fuzz for ``args.seconds``; return the exit status."""
+    try:
+        import hypothesis  # noqa: F401
+    except ImportError:
+        print("kfifo fuzz: needs Hypothesis, which is not installed: pip install 'kfifo[testing]'",
+              file=sys.stderr)
+        return EXIT_MISSING_EXTRA
     from hypothesis import HealthCheck, Phase, Verbosity, settings
-    from hypothesis.stateful import run_state_machine_as_test
     from hypothesis.database import DirectoryBasedExampleDatabase
 
     import kfifo.testing
-    from kfifo.testing import EDGES, OPERATIONS, STATS, KfifoMismatch, make_state_machine
+    from kfifo.testing import OPERATIONS, STATS, KfifoMismatch, make_state_machine, run_machine
+    from kfifo.testing.catalogue import EDGES, reachable_edges
 
     try:
         factory, lock_factory, label = load_factory(args.factory or os.environ.get(FACTORY_ENV))
@@ -93,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"kfifo fuzz: cannot load the factory: {exc}", file=sys.stderr)
         return 2
     machine = make_state_machine(factory, lock_factory=lock_factory)
+    # Only what this fifo can do counts in the coverage, and only the edges
+    # it can reach get a "run longer" hint.
+    operations = tuple(op for op in OPERATIONS if op in machine.operations)
+    edges = {e: EDGES[e] for e in reachable_edges(machine.operations, machine.with_start, machine.checks_arguments)}
     kfifo.testing.PRINT_REPRODUCTION = False  # printed below, with the coverage
     out = sys.stdout
     live = out.isatty() and not args.quiet
@@ -118,21 +137,21 @@ def run(args: argparse.Namespace) -> int:
             database=DirectoryBasedExampleDatabase(os.path.join(".hypothesis", "examples")),
         )
         try:
-            run_state_machine_as_test(machine, settings=run_settings)
+            run_machine(machine, settings=run_settings)
         except Exception as exc:  # a mismatch, or the fifo raised where the model did not
             failure = exc
         took = max(time.monotonic() - t0, 1e-3)
         batch = max(10, min(2000, int(batch * min(1.0, end - time.monotonic()) / took) or 10))
         # Live on a terminal; in a log, about 20 lines for the whole run.
         if not args.quiet and failure is None and (live or time.monotonic() >= next_line):
-            _progress(out, live, start, args.seconds, STATS, OPERATIONS, EDGES)
+            _progress(out, live, start, args.seconds, STATS, operations, edges)
             next_line = time.monotonic() + args.seconds / 20
     if live:
         out.write("\n")
 
     if failure is not None:
         return _report_failure(failure, STATS, KfifoMismatch)
-    _summary(out, time.monotonic() - start, STATS, OPERATIONS, EDGES)
+    _summary(out, time.monotonic() - start, STATS, operations, edges)
     return 0
 
 
@@ -170,7 +189,13 @@ def _summary(out: Any, elapsed: float, stats: Any, operations: tuple, edges: dic
 
 def _report_failure(failure: BaseException, stats: Any, mismatch: type) -> int:
     first = stats.first_failure
-    print("\nMISMATCH between the fifo and the model", end="")
+    crashed = getattr(failure, "crashed", None)
+    if crashed:
+        print(f"\nCRASH: the fifo killed the process it ran in ({crashed})", end="")
+    elif getattr(failure, "nondeterministic", False):
+        print("\nMISMATCH between the fifo and the model; the fifo is nondeterministic", end="")
+    else:
+        print("\nMISMATCH between the fifo and the model", end="")
     if first:
         print(f", first seen after {first[0]} examples, {first[1]} steps, {first[2]:.1f} s", end="")
     print(".\nShrunk failing sequence (saved in the example database .hypothesis/examples: a pytest run\n"

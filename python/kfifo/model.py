@@ -25,9 +25,9 @@ their lock only to honour the signature.
 from __future__ import annotations
 
 import operator
-from typing import Any, Iterable, List, Tuple
+from typing import Any, Callable, Iterable, List, Tuple, Union
 
-__all__ = ["KfifoModel", "MAX_SIZE", "UINT_MAX"]
+__all__ = ["KfifoModel", "RingModel", "CAPACITIES", "capacity_of", "MAX_SIZE", "UINT_MAX"]
 
 #: The largest value of a C ``unsigned int``; counts must not exceed it.
 UINT_MAX = 0xFFFFFFFF
@@ -749,3 +749,93 @@ class TypedRecordKfifoModel:
 
 
 __all__ += ["ElementKfifoModel", "TypedRecordKfifoModel"]
+
+
+# ----------------------------------------------------------------------
+# Rings that are not kfifo-sized (docs/testing-your-fifo.rst, "Capacity")
+# ----------------------------------------------------------------------
+def _pow2(size: int) -> int:
+    return 1 << (size - 1).bit_length()
+
+
+#: The capacity models: how many bytes a ring made for ``size`` holds.
+#: ``pow2`` is kfifo's (and ``round-up`` another name for it); ``pow2-1``
+#: keeps one slot of a power-of-two buffer free (JACK, ck_ring, DPDK's
+#: rte_ring without RING_F_EXACT_SZ); ``exact`` holds ``size`` (Boost
+#: ``spsc_queue(size)``, a ring of ``size + 1`` slots); ``size-1`` keeps one
+#: of ``size`` slots free (the textbook ring).
+CAPACITIES: "dict[str, Callable[[int], int]]" = {
+    "pow2": _pow2,
+    "round-up": _pow2,
+    "pow2-1": lambda size: _pow2(size) - 1,
+    "exact": lambda size: size,
+    "size-1": lambda size: size - 1,
+}
+
+Capacity = Union[str, Callable[[int], int]]
+
+
+def capacity_of(capacity: Capacity, size: int) -> int:
+    """The bytes a ring made for ``size`` holds under the model ``capacity``
+    (a name of :data:`CAPACITIES` or a callable ``size -> capacity``)."""
+    if callable(capacity):
+        value = capacity(size)
+    elif capacity in CAPACITIES:
+        value = CAPACITIES[capacity](size)
+    else:
+        raise ValueError(f"capacity must be one of {sorted(CAPACITIES)} or a callable size -> capacity; "
+                         f"got {capacity!r}")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"capacity({size}) returned {value!r}, not an int") from None
+    return value
+
+
+class RingModel(KfifoModel):
+    """:class:`KfifoModel` for a ring that holds ``capacity`` bytes, not the
+    power of two kfifo rounds ``size`` up to, and that can peek bytes.
+
+    A FIFO's answers depend on how many bytes it holds, never on where in
+    its buffer it keeps them, so the model keeps kfifo's power-of-two buffer
+    (large enough for the capacity) and its free-running 32-bit indices,
+    and stops at ``capacity``: ``avail`` is ``capacity - len``, ``is_full``
+    is ``len == capacity``, and ``size()`` answers the capacity.
+
+    Parameters
+    ----------
+    size : int
+        The size the ring is made with.
+    start : int, optional
+        As for :class:`KfifoModel`.
+    capacity : str or callable
+        A name of :data:`CAPACITIES` or ``size -> capacity``; ``ValueError``
+        if the capacity is below 1 or above the buffer kfifo would make.
+    """
+
+    def __init__(self, size: int, *, start: int = 0, capacity: Capacity = "pow2") -> None:
+        cap = capacity_of(capacity, operator.index(size))
+        super().__init__(max(cap, 1), start=start)
+        if cap < 1 or cap > MAX_SIZE:
+            raise ValueError(f"a ring of size {size} holds {cap} bytes under capacity {capacity!r}; "
+                             f"it must hold 1 to 2**31")
+        self._capacity = cap
+
+    def _avail(self) -> int:
+        return self._capacity - self._len()
+
+    @property
+    def buffer_size(self) -> int:
+        """The power-of-two buffer the model keeps the bytes in."""
+        return self._size
+
+    def size(self) -> int:
+        """The capacity: the most bytes the ring holds."""
+        self._check()
+        return self._capacity
+
+    def peek(self, n: int) -> bytes:
+        """Up to ``n`` bytes from the front, without removing them."""
+        self._check()
+        n = _count(n, "n")
+        return self._get(self._out, min(n, self._len()))
