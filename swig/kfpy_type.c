@@ -204,7 +204,12 @@ static int kf_tp_init(PyObject *self, PyObject *args, PyObject *kwds)
 	/* threads of this process are serialised per side by the binding
 	 * anyway; the mode locks the sides for C code sharing the fifo and
 	 * is what the attributes report */
-	(void)kfifo_set_mode(&k->st->fifo, mode);
+	if (kfifo_set_mode(&k->st->fifo, mode) != 0) {
+		/* only a handle or a bad bit refuses, and neither is here */
+		PyErr_SetString(PyExc_SystemError,
+				"Kfifo(): kfifo_set_mode() refused the mode");
+		goto fail;
+	}
 	return 0;
 fail:
 	if (k->has_view)
@@ -561,22 +566,14 @@ PyDoc_STRVAR(kf_kfifo_doc,
 "    exported (a ``bytearray`` cannot be resized) until ``free()``; it is\n"
 "    never copied, so the fifo's bytes are visible in it.\n"
 "shared : bool, keyword-only\n"
-"    Put the fifo in a new POSIX shared memory block\n"
-"    (``kfifo_shared_create``), backed at once (``OSError`` here when it\n"
-"    does not fit, never SIGBUS later), for other processes: ``name`` is\n"
-"    the block's name, ``Kfifo.attach(name)`` a handle in another process,\n"
-"    and the fifo pickles to its name (a ``Process`` argument, a\n"
-"    ``multiprocessing.Queue``; fork, spawn, forkserver). Every method\n"
-"    works across processes, the blocking calls wake each other. The\n"
-"    other process is not trusted: whatever it writes into the block,\n"
-"    this one never touches memory outside it, never crashes and never\n"
-"    waits past its timeout. The process that\n"
-"    made the fifo unlinks the block at ``free()`` or at exit (also as a\n"
-"    ``multiprocessing`` child); other handles never do. ``free()`` of one\n"
-"    handle does not close the fifo for the others (leaving ``with f:``\n"
-"    does: it closes, then frees). A ``SpinLock`` is\n"
-"    memory of this process: ``in_locked`` and ``out_locked`` serialise\n"
-"    this process's threads only.\n"
+"    Put the fifo in a new POSIX shared memory block, backed at once\n"
+"    (``OSError`` when it does not fit, never SIGBUS later): ``name`` is\n"
+"    the block's name, ``Kfifo.attach(name)`` a handle in another process;\n"
+"    the fifo pickles to its name. The other process is not trusted: this\n"
+"    one never touches memory outside the block, never crashes, never\n"
+"    waits past its timeout. The creator unlinks the block at ``free()``\n"
+"    or exit. Leaving ``with f:`` closes the fifo for all, ``free()``\n"
+"    does not. See docs/processes.md.\n"
 "sealed : bool, keyword-only\n"
 "    With ``shared=True``: a ``memfd`` with no name, sealed so that no\n"
 "    peer can shrink it (SIGBUS for its users), instead of a named block.\n"
@@ -584,17 +581,11 @@ PyDoc_STRVAR(kf_kfifo_doc,
 "    pickling, ``Kfifo.attach(fd)``); ``name`` is ``None``. Threat model:\n"
 "    ``kfifo/_shm.py``.\n"
 "producers, consumers : {'one', 'many'}, keyword-only\n"
-"    How many producers (consumers) may use the fifo at the same time.\n"
-"    ``'one'`` (the default) is lock-free. ``'many'`` takes a lock on that\n"
-"    side for every call that moves its index, across processes for a\n"
-"    shared fifo (kept in its header: every handle gets it), and\n"
-"    recovered from a holder killed mid-call: each record is taken once\n"
-"    and each producer's records stay in order. A shared fifo of one\n"
-"    producer (consumer) refuses a second process on that side with\n"
-"    ``RuntimeError`` naming ``producers='many'`` (``consumers='many'``);\n"
-"    threads of one process are serialised in either mode. Zero-copy\n"
-"    regions (``in_prepare``, ``out_prepare``) need ``'one'`` on their side.\n"
-"    See docs/pools.md.\n"
+"    How many producers (consumers) may use the fifo at once. ``'one'``\n"
+"    is lock-free; ``'many'`` locks that side (across processes, and\n"
+"    recovered from a killed holder). A shared fifo of ``'one'`` refuses\n"
+"    a second process on that side with ``RuntimeError``. See\n"
+"    docs/pools.md.\n"
 "\n"
 "Give either ``size`` or ``buffer``.\n"
 "\n"
@@ -621,13 +612,10 @@ PyDoc_STRVAR(kf_kfifo_doc,
 "memoryview, array.array, numpy arrays), read in place without a copy.\n"
 "Non-contiguous buffers are refused with ``TypeError``: copy them first.\n"
 "\n"
-"Threads: one producer thread (``in_``, ``from_user``, ``in_rec``, ...)\n"
-"and one consumer thread (``out``, ``out_into``, ``out_rec``, ``skip``,\n"
-"``peek_rec``, ``reset_out``, ...) run in parallel without a lock, as in\n"
-"C; copies of 64 KiB or more run without the GIL. Any other use from\n"
-"several threads is serialised per side, never crashes and leaves a valid\n"
-"fifo; several producers or consumers should use ``in_locked`` and\n"
-"``out_locked``. ``reset()`` and ``free()`` wait for calls in flight.\n"
+"Threads: one producer thread and one consumer thread run in parallel\n"
+"without a lock, as in C; copies of 64 KiB or more run without the GIL.\n"
+"Other use from several threads is serialised per side and never\n"
+"crashes. ``reset()`` and ``free()`` wait for calls in flight.\n"
 "\n"
 "A Kfifo is memory of this process: it cannot be pickled or copied, and\n"
 "two fifos are equal only when they are the same object. It takes part\n"
