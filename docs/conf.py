@@ -105,3 +105,8 @@ nitpick_ignore += [("c:identifier", "kfifo_gfp_t")]
 # kfifo.aio annotates buffers with the stub's private alias (any C-contiguous
 # bytes-like object; kfifo/__init__.pyi), and returns an async iterator
 nitpick_ignore += [("py:class", n) for n in ("_Buffer", "AsyncIterator", "collections.abc.AsyncIterator")]
+# the stubs' private aliases of the recsize literals and of writable
+# buffers (kfifo/__init__.pyi), which kfifo.aio and kfifo.io annotate with
+nitpick_ignore += [("py:class", n) for n in ("_WritableBuffer", "_RecSize", "_WaitRecSize")]
+# the standard library's io classes kfifo.io builds on (no intersphinx)
+nitpick_ignore += [("py:class", n) for n in ("io.RawIOBase", "io.BufferedReader", "io.BufferedWriter")]

@@ -80,7 +80,10 @@ unsigned int kfifo__lock_patience_ms = KFIFO_LOCK_PATIENCE_MS;
 
 static __thread unsigned int kfifo__tid;
 static unsigned int kfifo__pid;
-static pthread_once_t kfifo__atfork_once = PTHREAD_ONCE_INIT;
+/* the fork handler: 0 not registered, 1 being registered, 2 registered.
+ * By hand rather than pthread_once(), which glibc versions at 2.34: the
+ * wheels promise manylinux_2_28 (auditwheel refuses newer symbols). */
+static int kfifo__atfork_state;
 
 static void kfifo__forked_child(void)
 {
@@ -90,13 +93,25 @@ static void kfifo__forked_child(void)
 
 static void kfifo__register_atfork(void)
 {
-	(void)pthread_atfork(NULL, NULL, kfifo__forked_child);
+	int expected = 0;
+
+	if (__atomic_load_n(&kfifo__atfork_state, __ATOMIC_ACQUIRE) == 2)
+		return;
+	if (__atomic_compare_exchange_n(&kfifo__atfork_state, &expected, 1, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		(void)pthread_atfork(NULL, NULL, kfifo__forked_child);
+		__atomic_store_n(&kfifo__atfork_state, 2, __ATOMIC_RELEASE);
+		return;
+	}
+	/* another thread registers it: once per process, a few instructions */
+	while (__atomic_load_n(&kfifo__atfork_state, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
 }
 
 static unsigned int kfifo__self_tid(void)
 {
 	if (__builtin_expect(kfifo__tid == 0, 0)) {
-		pthread_once(&kfifo__atfork_once, kfifo__register_atfork);
+		kfifo__register_atfork();
 		kfifo__tid = (unsigned int)syscall(SYS_gettid);
 	}
 	return kfifo__tid;
@@ -107,7 +122,7 @@ static unsigned int kfifo__self_pid(void)
 	unsigned int pid = __atomic_load_n(&kfifo__pid, __ATOMIC_RELAXED);
 
 	if (__builtin_expect(pid == 0, 0)) {
-		pthread_once(&kfifo__atfork_once, kfifo__register_atfork);
+		kfifo__register_atfork();
 		pid = (unsigned int)getpid();
 		__atomic_store_n(&kfifo__pid, pid, __ATOMIC_RELAXED);
 	}
