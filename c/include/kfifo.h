@@ -993,9 +993,12 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  *                 (token << 2) | (pending << 1) | direction: the
  *                 direction 0 data, 1 room; pending 1 while the notifier
  *                 waits to be signalled; token 1 to 2^30 - 1 names the
- *                 notifier's socket, the Linux abstract AF_UNIX datagram
- *                 address "\0kfifo-notify-" followed by the token in 8
- *                 lower-case hex digits (see kfifo_notifier_open())
+ *                 notifier's socket: with KFIFO_SHARED_FLAG_NOTIFY_PATH
+ *                 the AF_UNIX datagram socket file
+ *                 "/dev/shm/.kfifo-notify-" followed by the token in 8
+ *                 lower-case hex digits, mode 0600; without it the Linux
+ *                 abstract address "\0kfifo-notify-" and the same digits
+ *                 (see kfifo_notifier_open())
  *      256  size  the data
  *
  * The words are in the byte order of the machine (a block carried to a
@@ -1052,8 +1055,16 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  * signalling; on a block without it kfifo_notifier_open() fails.
  */
 #define KFIFO_SHARED_FLAG_NOTIFY 1u
+/*
+ * Flag: the notifiers' sockets are files in /dev/shm of mode 0600, which
+ * only their owner's uid and root may send to, not abstract names that
+ * any local process may flood.  kfifo_shared_create() sets it, so that a
+ * library that would signal the abstract names refuses the block.
+ */
+#define KFIFO_SHARED_FLAG_NOTIFY_PATH 8u
 /* the flags kfifo_shared_attach() accepts in the flags word */
-#define KFIFO_SHARED_FLAGS_KNOWN KFIFO_SHARED_FLAG_NOTIFY
+#define KFIFO_SHARED_FLAGS_KNOWN                                               \
+	(KFIFO_SHARED_FLAG_NOTIFY | KFIFO_SHARED_FLAG_NOTIFY_PATH)
 /* the alignment kfifo_shared_create() and kfifo_shared_attach() need */
 #define KFIFO_SHARED_ALIGN 8
 #define KFIFO_SHARED_OFF_MAGIC 0
@@ -1283,6 +1294,21 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_notifier_fd(const struct kfifo_notifier *n
 KFIFO_API KFIFO__MUST_CHECK int kfifo_notifier_arm(struct kfifo_notifier *n);
 
 /**
+ * kfifo_notifier_armed - whether publishers signal @n now
+ * @n: the notifier
+ *
+ * 1 while @n holds its registration (a slot, for a shared fifo) and
+ * counts as a waiter.  0 when disarmed, detached, in a fork()ed child,
+ * and when @n lost its slot and found no free one (every slot of a shared
+ * fifo taken by live notifiers): kfifo_notifier_clear() then leaves the
+ * fd readable, so that its waiter polls, and claims a slot again as soon
+ * as one is free.  Reads the slot word: a slot taken from @n since its
+ * last clear() shows at once.
+ */
+KFIFO_API KFIFO__MUST_CHECK int
+kfifo_notifier_armed(const struct kfifo_notifier *n);
+
+/**
  * kfifo_notifier_disarm - stop counting @n as a waiter
  * @n: the notifier
  *
@@ -1297,7 +1323,10 @@ KFIFO_API void kfifo_notifier_disarm(struct kfifo_notifier *n);
  *
  * Never blocks.  Call it after the fd was readable and before checking the
  * fifo again (the recipe above): a publication after the clear signals
- * the fd again.  On a disarmed or detached notifier it only drains.
+ * the fd again.  On a disarmed or detached notifier it only drains.  It
+ * reads at most 64 datagrams (a flood keeps the fd readable: a spurious
+ * wake-up).  If @n lost its slot (kfifo_notifier_armed()), it claims one
+ * again, or, when none is free, leaves the fd readable.
  */
 KFIFO_API void kfifo_notifier_clear(struct kfifo_notifier *n);
 

@@ -83,7 +83,7 @@ int kfifo_shared_create(struct kfifo *fifo, void *mem, size_t len,
 	shm->version = KFIFO_SHARED_VERSION;
 	shm->size = (unsigned int)(need - KFIFO_SHARED_OFF_DATA);
 	/* publishers of this library signal the notifier slots */
-	shm->flags = KFIFO_SHARED_FLAG_NOTIFY;
+	shm->flags = KFIFO_SHARED_FLAG_NOTIFY | KFIFO_SHARED_FLAG_NOTIFY_PATH;
 	/* last, with release: who reads the magic sees the rest */
 	__atomic_store_n(&shm->magic, KFIFO_SHARED_MAGIC, __ATOMIC_RELEASE);
 	kfifo__make_handle(fifo, shm, shm->size);
