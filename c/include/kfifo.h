@@ -1210,8 +1210,10 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_shared(struct kfifo *fifo);
  * process are kept in one registry that publishers consult, under a
  * mutex, only on the wake path (so while a notifier is armed, publishing
  * is not async-signal-safe).  Handles (kfifo_shared_create(),
- * kfifo_shared_attach()): the fd is a Linux abstract-namespace AF_UNIX
- * datagram socket with a random name, recorded while armed in one of the
+ * kfifo_shared_attach()): the fd is an AF_UNIX datagram socket bound to
+ * a socket file of mode 0600 with a random name in /dev/shm (an abstract
+ * name on a block without KFIFO_SHARED_FLAG_NOTIFY_PATH), so that only
+ * processes of its uid and root may signal it; recorded while armed in one of the
  * KFIFO_NOTIFY_SLOTS slots of the shared header; a publisher in any
  * process that maps the fifo sends one datagram to each armed notifier of
  * its direction.  So a notifier in one process is woken by a producer or
@@ -1219,9 +1221,12 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_shared(struct kfifo *fifo);
  * name, with no descriptor passed.  Limits: at most KFIFO_NOTIFY_SLOTS
  * notifiers are armed on one shared fifo at a time (kfifo_notifier_arm()
  * then fails with -EBUSY: nothing is lost, wait otherwise); the processes
- * must share a network namespace (abstract socket names are per
- * namespace); a slot whose process died is freed by the first publisher
- * that signals it or by an arm() that finds no free slot.  A hostile
+ * must see the same /dev/shm and run as one user (or publish as root); a
+ * slot whose process died is freed by the first publisher that signals
+ * it, by a publisher's periodic check of the signalled ones, or by an
+ * arm() that finds no free slot.  A signal that cannot be sent (no
+ * descriptor, no buffer) stays pending for the next publication
+ * (docs/notifiers.md has the fault table).  A hostile
  * process that writes the slots can make this process's notifiers miss
  * signals (wait with a timeout) or make its publishers send one-byte
  * datagrams to other kfifo notifiers' names (spurious wake-ups); nothing
