@@ -44,6 +44,7 @@ EVERY_CALL = {
     "notifier": lambda f: f.notifier("data"),
     "closed": lambda f: f.closed,
     "name": lambda f: f.name,
+    "sealed": lambda f: f.sealed,
     "in_prepare": lambda f: f.in_prepare(1),
     "in_finish": lambda f: f.in_finish(1),
     "out_prepare": lambda f: f.out_prepare(1),
