@@ -37,6 +37,23 @@ def _flood(addr, seconds, report_fd):
     os.write(report_fd, b"%d %d" % (delivered, refused))
 
 
+def _start(fd, seconds):
+    """Fork the stranger flooding the socket *fd*; (its pid, the read end
+    of the pipe its report comes on when it is done)."""
+    with socket.socket(fileno=os.dup(fd)) as s:
+        addr = s.getsockname()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            _flood(addr, seconds, w)
+        finally:
+            os._exit(0)
+    os.close(w)
+    return pid, r
+
+
 def flood_asyncio(seconds=1.0):
     """An idle asyncio consumer (``await af.get(100, timeout)``) while the
     stranger floods its notifier; returns (delivered, refused, CPU share)."""
@@ -52,17 +69,7 @@ def flood_asyncio(seconds=1.0):
         task = asyncio.ensure_future(af.get(100, timeout=seconds + 1))
         await asyncio.sleep(0.05)  # armed now
         (waker,) = af._wakers.values()
-        with socket.socket(fileno=os.dup(waker._fd)) as s:
-            addr = s.getsockname()
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.close(r)
-                _flood(addr, seconds, w)
-            finally:
-                os._exit(0)
-        os.close(w)
+        pid, r = _start(waker._fd, seconds)
         cpu0, t0 = time.process_time(), time.monotonic()
         while not select.select([r], [], [], 0)[0]:
             await asyncio.sleep(0.05)
@@ -87,17 +94,7 @@ def flood(seconds=1.0):
     n = f.notifier("data")
     n.arm()
     fd = n.fileno()
-    with socket.socket(fileno=os.dup(fd)) as s:
-        addr = s.getsockname()
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(r)
-            _flood(addr, seconds, w)
-        finally:
-            os._exit(0)
-    os.close(w)
+    pid, r = _start(fd, seconds)
     wakes = 0
     worst_clear = 0.0
     cpu0 = time.process_time()
