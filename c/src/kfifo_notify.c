@@ -72,6 +72,24 @@
 #include <errno.h>
 #include <stdlib.h>
 
+/* P3 (kfifo_wake.h): the futex waiters, then the notifiers. */
+void kfifo__wake(struct kfifo *fifo, unsigned int *seq)
+{
+	kfifo__futex_wake(fifo, seq);
+#if KFIFO__WAIT_FUTEX
+	/* after the RMW of @seq in kfifo__futex_wake(): it is what orders
+	 * the notifiers' registrations against this publication (below) */
+	kfifo__notify(fifo, seq);
+#endif
+}
+
+unsigned int kfifo__wake_ret(struct kfifo *fifo, unsigned int *seq,
+			     unsigned int ret)
+{
+	kfifo__wake(fifo, seq);
+	return ret;
+}
+
 #if KFIFO__WAIT_FUTEX
 #include <pthread.h>
 #include <stdio.h>

@@ -2,9 +2,11 @@
 /*
  * kfifo_wake.c - the out-of-line half of the wait protocol (kfifo_wake.h
  * has the protocol and the argument that no wake-up is lost): the
- * membarrier() registration, P3 (a new epoch and the FUTEX_WAKE), and the
- * waiters' W1, arming and futex sleep.  kfifo_wait.c decides what to wait
- * for and for how long; this file only calls the kernel.
+ * membarrier() registration, the futex half of P3 (a new epoch and the
+ * FUTEX_WAKE), and the waiters' W1, arming and futex sleep.  kfifo_wait.c
+ * decides what to wait for and for how long; this file only calls the
+ * kernel, and calls no other file of the library: kfifo_notify.c (P3 as a
+ * whole, kfifo__wake()) and kfifo_wait.c call it, never the other way.
  */
 #if defined(__linux__)
 #define _GNU_SOURCE /* syscall() */
@@ -56,7 +58,7 @@ static int kfifo__futex_op(struct kfifo *fifo, int op)
 }
 #endif
 
-void kfifo__wake(struct kfifo *fifo, unsigned int *seq)
+void kfifo__futex_wake(struct kfifo *fifo, unsigned int *seq)
 {
 	unsigned int old = __atomic_load_n(seq, __ATOMIC_RELAXED), tries = 0;
 
@@ -80,19 +82,9 @@ void kfifo__wake(struct kfifo *fifo, unsigned int *seq)
 	if ((old & 1u) && KFIFO__FAULT(KFIFO__FAULT_FUTEX_WAKE) == 0)
 		syscall(SYS_futex, seq, kfifo__futex_op(fifo, FUTEX_WAKE),
 			INT_MAX, NULL, NULL, 0);
-	/* after the RMW of @seq above: it is what orders the notifiers'
-	 * registrations against this publication (kfifo_notify.c) */
-	kfifo__notify(fifo, seq);
 #else
 	(void)fifo;
 #endif
-}
-
-unsigned int kfifo__wake_ret(struct kfifo *fifo, unsigned int *seq,
-			     unsigned int ret)
-{
-	kfifo__wake(fifo, seq);
-	return ret;
 }
 
 unsigned int kfifo__arm(unsigned int *seq)

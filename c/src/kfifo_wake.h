@@ -141,14 +141,18 @@ KFIFO__INLINE unsigned int kfifo__store_index(unsigned int *idx,
 #endif
 }
 
-/* P3, out of line (kfifo_wake.c): a new epoch in *@seq, and a FUTEX_WAKE
- * of every thread sleeping on it if any may be; then the armed notifiers
- * of that direction are signalled (kfifo__notify()). */
+/* The futex half of P3 (kfifo_wake.c): a new epoch in *@seq, and a
+ * FUTEX_WAKE of every thread sleeping on it if any may be. */
+void kfifo__futex_wake(struct kfifo *fifo, unsigned int *seq);
+
+/* P3, out of line (kfifo_notify.c): kfifo__futex_wake(), then the armed
+ * notifiers of that direction are signalled (kfifo__notify()). */
 void kfifo__wake(struct kfifo *fifo, unsigned int *seq);
 
-/* kfifo__wake(), then return @ret: what a publishing call ends with when
- * somebody waits, so that it can jump here as its last act (a tail call)
- * with nothing of its own left to keep; see kfifo__wake_if(). */
+/* kfifo__wake(), then return @ret (kfifo_notify.c): what a publishing
+ * call ends with when somebody waits, so that it can jump here as its
+ * last act (a tail call) with nothing of its own left to keep; see
+ * kfifo__wake_if(). */
 __attribute__((cold)) unsigned int
 kfifo__wake_ret(struct kfifo *fifo, unsigned int *seq, unsigned int ret);
 
