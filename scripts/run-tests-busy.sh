@@ -29,8 +29,12 @@ else
 fi
 
 busy=()
+cmdpid=
 stop_busy() {
   local pid
+  if [[ -n $cmdpid ]]; then
+    kill "$cmdpid" 2>/dev/null || true
+  fi
   for pid in "${busy[@]}"; do
     kill "$pid" 2>/dev/null || true
   done
@@ -51,6 +55,10 @@ echo "run-tests-busy: $n busy processes (${busy[*]}) beside: ${cmd[*]}"
 echo "run-tests-busy: load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 t0=$(date +%s)
 rc=0
-"${cmd[@]}" || rc=$?
+# in the background, so that a signal to this script is handled at once
+"${cmd[@]}" &
+cmdpid=$!
+wait "$cmdpid" || rc=$?
+cmdpid=
 echo "run-tests-busy: exit $rc after $(( $(date +%s) - t0 )) s; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit "$rc"
