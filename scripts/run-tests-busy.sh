@@ -29,12 +29,8 @@ else
 fi
 
 busy=()
-cmdpid=
 stop_busy() {
   local pid
-  if [[ -n $cmdpid ]]; then
-    kill "$cmdpid" 2>/dev/null || true
-  fi
   for pid in "${busy[@]}"; do
     kill "$pid" 2>/dev/null || true
   done
@@ -55,10 +51,14 @@ echo "run-tests-busy: $n busy processes (${busy[*]}) beside: ${cmd[*]}"
 echo "run-tests-busy: load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 t0=$(date +%s)
 rc=0
-# in the background, so that a signal to this script is handled at once
-"${cmd[@]}" &
-cmdpid=$!
-wait "$cmdpid" || rc=$?
-cmdpid=
+# SIGINT and SIGQUIT at their defaults for the command: a shell started in
+# the background (cmd &) ignores them and passes that on, and the tests
+# that interrupt a wait with SIGINT would then wait for ever
+# (env --default-signal: GNU coreutils 8.31 or later)
+defaults=()
+if env --default-signal=INT true 2>/dev/null; then
+  defaults=(env --default-signal=INT,QUIT)
+fi
+"${defaults[@]}" "${cmd[@]}" || rc=$?
 echo "run-tests-busy: exit $rc after $(( $(date +%s) - t0 )) s; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit "$rc"
