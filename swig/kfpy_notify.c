@@ -289,8 +289,12 @@ static PyObject *kf_n_get_armed(PyObject *op, void *closure)
 	kf_notifier *self = (kf_notifier *)op;
 
 	(void)closure;
+	/* the library's word, not only ours: a shared fifo's notifier can
+	 * lose its slot (kfifo_notifier_armed()) */
 	return PyBool_FromLong(self->n != NULL && self->armed &&
-			       !self->detached);
+			       !self->detached &&
+			       self->fork_gen == kfpy_fork_gen &&
+			       kfifo_notifier_armed(self->n));
 }
 
 static PyObject *kf_n_get_closed(PyObject *op, void *closure)
@@ -384,7 +388,10 @@ static PyMethodDef kf_n_methods[] = {
 
 static PyGetSetDef kf_n_getset[] = {
 	{ "armed", kf_n_get_armed, NULL,
-	  "Whether the notifier is armed (False once closed or its fifo freed).",
+	  "Whether publishers signal the notifier now (False once disarmed, closed\n"
+	  "or its fifo freed, and while it has lost its slot of a shared fifo\n"
+	  "with all 16 taken: clear() then leaves it readable and claims a slot\n"
+	  "again once one is free).",
 	  NULL },
 	{ "closed", kf_n_get_closed, NULL, "Whether close() ran.", NULL },
 	{ "direction", kf_n_get_direction, NULL, "'data' or 'room'.", NULL },

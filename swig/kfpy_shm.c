@@ -144,11 +144,17 @@ static void kf_shared_start(kfpy_kfifo *k, unsigned int start)
 
 static PyObject *kf_from_block(PyObject *cls, PyObject *block);
 
-/* Kfifo.attach(name): a classmethod, added to the type by kfpy_types_init */
-static PyObject *kf_attach(PyObject *cls, PyObject *name)
+/* Kfifo.attach(name, *, trust_unsealed=False): a classmethod, added to the
+ * type by kfpy_types_init */
+static PyObject *kf_attach(PyObject *cls, PyObject *a, PyObject *kw)
 {
-	PyObject *args, *block;
+	static char *kwlist[] = {"name", "trust_unsealed", NULL};
+	PyObject *args, *block, *name;
+	int trust = 0;
 
+	if (!PyArg_ParseTupleAndKeywords(a, kw, "O|$p:attach", kwlist, &name,
+					 &trust))
+		return NULL;
 	if (!PyUnicode_Check(name) && !PyLong_Check(name)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Kfifo.attach(): name must be a str (or a file "
@@ -156,7 +162,7 @@ static PyObject *kf_attach(PyObject *cls, PyObject *name)
 			     Py_TYPE(name)->tp_name);
 		return NULL;
 	}
-	args = PyTuple_Pack(1, name);
+	args = Py_BuildValue("(OO)", name, trust ? Py_True : Py_False);
 	block = args ? kf_shm_call("attach", args) : NULL;
 	Py_XDECREF(args);
 	if (block == NULL)
@@ -191,8 +197,9 @@ static PyObject *kf_from_block(PyObject *cls, PyObject *block)
 }
 
 PyMethodDef kf_attach_def = {
-	"attach", kf_attach, METH_O | METH_CLASS,
-	"attach(name)\n--\n\n"
+	"attach", (PyCFunction)(void (*)(void))kf_attach,
+	METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+	"attach(name, *, trust_unsealed=False)\n--\n\n"
 	"A handle, in this process, to the shared fifo in the POSIX shared\n"
 	"memory block *name* (``f.name`` of a fifo made with\n"
 	"``Kfifo(size, shared=True)``, maybe in another process).\n"
@@ -204,7 +211,11 @@ PyMethodDef kf_attach_def = {
 	"\n"
 	"*name* may also be a file descriptor (an ``int``) of a shared memory\n"
 	"file or memfd holding a fifo, such as a ``sealed=True`` fifo's that\n"
-	"came by fd passing; it is duplicated, the caller keeps its own."};
+	"came by fd passing; it is duplicated, the caller keeps its own.\n"
+	"A descriptor must be sealed against shrinking (``F_SEAL_SHRINK``):\n"
+	"whoever holds an unsealed one can shrink it and kill this process\n"
+	"with SIGBUS, so ``ValueError`` unless *trust_unsealed* is true.\n"
+	"``f.sealed`` says which the fifo got."};
 
 /*
  * Kfifo(size, shared=True[, sealed=True]) once its state exists: a new

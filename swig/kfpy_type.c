@@ -423,6 +423,20 @@ static PyObject *kf_get_count(PyObject *self, void *closure)
 								     : "one");
 }
 
+static PyObject *kf_get_sealed(PyObject *self, void *closure)
+{
+	kfpy_kfifo *k;
+
+	(void)closure;
+	if (kfpy_arg_self(self, "sealed", &k) < 0)
+		return NULL;
+	if (k->freed)
+		return kf_freed_error("sealed");
+	if (k->block == NULL)
+		Py_RETURN_FALSE;
+	return PyObject_GetAttrString(k->block, "sealed");
+}
+
 static PyGetSetDef kf_getset[] = {
 	{"producers", kf_get_count, NULL,
 	 "``'one'`` or ``'many'``: how many producers may use the fifo at\n"
@@ -438,6 +452,10 @@ static PyGetSetDef kf_getset[] = {
 	{"name", kf_get_name, NULL,
 	 "The name of the shared memory block of a shared fifo (for\n"
 	 "``Kfifo.attach()``), ``None`` for a fifo of this process only.", NULL},
+	{"sealed", kf_get_sealed, NULL,
+	 "Whether the fifo's block is a memfd sealed against shrinking, so that\n"
+	 "no peer can make this process's accesses fault (``sealed=True``, or\n"
+	 "``attach()`` of such a descriptor); ``False`` otherwise.", NULL},
 	{NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -49,6 +49,7 @@ EVERY_CALL = {
     "name": lambda f: f.name,
     "producers": lambda f: f.producers,
     "consumers": lambda f: f.consumers,
+    "sealed": lambda f: f.sealed,
     "in_prepare": lambda f: f.in_prepare(1),
     "in_finish": lambda f: f.in_finish(1),
     "out_prepare": lambda f: f.out_prepare(1),

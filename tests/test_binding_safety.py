@@ -591,7 +591,8 @@ def method_table():
 
 # not in the table: the constructor and the classmethod (kfpy_type.c,
 # kfpy_shm.c), the two properties and len() (type slots)
-NOT_IN_TABLE = {"__init__", "attach", "closed", "name", "producers", "consumers", "__len__"}
+NOT_IN_TABLE = {"__init__", "attach", "closed", "name", "producers", "consumers", "sealed",
+                "__len__"}
 
 
 @pytest.mark.parametrize("cls", [Kfifo, SpinLock], ids=lambda c: c.__name__)

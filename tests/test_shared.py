@@ -240,10 +240,9 @@ def test_free_while_a_thread_waits_does_not_close_the_shared_fifo():
     t = threading.Thread(target=consumer)
     t.start()
     time.sleep(0.2)
-    start = time.monotonic()
     g.free()
-    t.join(10)
-    assert not t.is_alive() and time.monotonic() - start < 5
+    t.join(60)  # returned at all: a hang, not a busy machine's delay
+    assert not t.is_alive()
     assert isinstance(caught[0], ValueError) and "freed" in str(caught[0])
     assert not f.closed  # the other processes' stream goes on
     f.free()
@@ -321,7 +320,7 @@ def test_a_killed_creator_leaves_no_block_behind():
     )
     assert r.returncode == -signal.SIGKILL
     name = r.stdout.split()[0]
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # gone at all (a busy machine is slow)
     while block_exists(name) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not block_exists(name)
@@ -411,12 +410,11 @@ def test_every_blocking_call_is_woken_by_another_process(call):
         f.in_(bytes(16))  # full: the producer's calls block
     p = ctx("fork").Process(target=peers.unblock_later, args=(f, action, 0.3))
     p.start()
-    start = time.monotonic()
+    # what it returns only the peer supplies: it waited for the peer (no
+    # clock: a busy machine may run this process late, or the peer)
     assert do(f) == expected
-    took = time.monotonic() - start
     p.join(30)
     assert p.exitcode == 0
-    assert 0.25 < took < 20
     f.free()
 
 
@@ -446,7 +444,7 @@ def test_a_killed_producer_leaves_timeouts_working_and_data_to_drain(method):
         start = time.monotonic()
         with pytest.raises(TimeoutError):
             call()
-        assert 0.15 < time.monotonic() - start < 5
+        assert time.monotonic() - start >= 0.2  # no sooner than asked
     assert f.wait_len(1, timeout=0.2) is False
     f.free()
 
@@ -468,7 +466,7 @@ def test_a_killed_consumer_leaves_the_producers_timeouts_working():
     start = time.monotonic()
     with pytest.raises(TimeoutError):
         f.put(b"v", timeout=0.3)
-    assert 0.25 < time.monotonic() - start < 5
+    assert time.monotonic() - start >= 0.3  # no sooner than asked
     assert f.out(64) == b"w" * 64
     f.free()
 
@@ -499,13 +497,16 @@ def test_a_peer_scribbling_over_the_mapping_cannot_crash_or_hang_this_process():
         v1.release()
         v2.release()
         for wait in (lambda: f.get(10, timeout=0.01), lambda: f.get_rec(1, timeout=0.01), lambda: f.put(b"p" * 300, timeout=0.01)):
-            start = time.monotonic()
+            # (a wait the peer keeps spinning shows in this thread's CPU
+            # time, which a busy machine does not stretch as it does the
+            # wall clock; a hung one never returns)
+            start = time.thread_time()
             try:
                 r = wait()
                 assert r is None or len(r) <= 300
             except (TimeoutError, BrokenPipeError, ValueError):
                 pass
-            assert time.monotonic() - start < 2
+            assert time.thread_time() - start < 2
         f.valid()
         calls += 1
     p.join(30)
@@ -578,10 +579,11 @@ def test_ctrl_c_interrupts_a_wait_on_a_shared_fifo():
     f = Kfifo(64, shared=True)
     timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
-    start = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        f.get(1, timeout=30)
-    assert time.monotonic() - start < 5
+        # (KeyboardInterrupt, not TimeoutError, says the signal ended it;
+        # no clock: a busy machine may run the timer late, so the timeout
+        # is only there to end a hang)
+        f.get(1, timeout=300)
     timer.join()
     f.free()
 

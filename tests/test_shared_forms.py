@@ -294,3 +294,44 @@ def test_a_block_created_and_freed_in_this_process_is_unlinked_at_once():
     f.free()
     gc.collect()
     assert name not in kfifo_blocks()
+
+
+def test_attach_by_descriptor_refuses_an_unsealed_block_unless_trusted():
+    # the sender of an unsealed memfd keeps a descriptor and can shrink the
+    # block under the receiver (SIGBUS): refused unless trusted, and the
+    # fifo says whether it is sealed
+    f = Kfifo(64, shared=True)  # a named block: no seals
+    fd = os.open("/dev/shm/" + f.name, os.O_RDWR)
+    try:
+        with pytest.raises(ValueError, match="not sealed against shrinking.*trust_unsealed=True"):
+            Kfifo.attach(fd)
+        g = Kfifo.attach(fd, trust_unsealed=True)
+        assert g.sealed is False and g.in_(b"ok") == 2 and f.out(2) == b"ok"
+        g.free()
+    finally:
+        os.close(fd)
+    assert f.sealed is False
+    f.free()
+    # an unsealed memfd with a valid fifo in it (a copy of a sealed one)
+    before = set(_memfds_of_kfifo())
+    s = Kfifo(64, shared=True, sealed=True)
+    assert s.sealed is True
+    src = min(set(_memfds_of_kfifo()) - before)
+    m = os.memfd_create("unsealed-copy")
+    try:
+        size = os.fstat(src).st_size
+        os.ftruncate(m, size)
+        os.pwrite(m, os.pread(src, size, 0), 0)
+        with pytest.raises(ValueError, match="not sealed"):
+            Kfifo.attach(m)
+        t = Kfifo.attach(m, trust_unsealed=True)
+        assert t.sealed is False and t.size() == 64
+        t.free()
+        with pytest.raises(TypeError):
+            Kfifo.attach(m, True)  # keyword only
+    finally:
+        os.close(m)
+    g = Kfifo.attach(src)  # sealed: no trust needed
+    assert g.sealed is True
+    g.free()
+    s.free()

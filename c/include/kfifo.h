@@ -1033,9 +1033,12 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  *                 (token << 2) | (pending << 1) | direction: the
  *                 direction 0 data, 1 room; pending 1 while the notifier
  *                 waits to be signalled; token 1 to 2^30 - 1 names the
- *                 notifier's socket, the Linux abstract AF_UNIX datagram
- *                 address "\0kfifo-notify-" followed by the token in 8
- *                 lower-case hex digits (see kfifo_notifier_open())
+ *                 notifier's socket: with KFIFO_SHARED_FLAG_NOTIFY_PATH
+ *                 the AF_UNIX datagram socket file
+ *                 "/dev/shm/.kfifo-notify-" followed by the token in 8
+ *                 lower-case hex digits, mode 0600; without it the Linux
+ *                 abstract address "\0kfifo-notify-" and the same digits
+ *                 (see kfifo_notifier_open())
  *      256  size  the data
  *
  * The words are in the byte order of the machine (a block carried to a
@@ -1103,10 +1106,17 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_is_closed(struct kfifo *fifo);
  */
 #define KFIFO_SHARED_FLAG_MANY_PRODUCERS 2u
 #define KFIFO_SHARED_FLAG_MANY_CONSUMERS 4u
+/*
+ * Flag: the notifiers' sockets are files in /dev/shm of mode 0600, which
+ * only their owner's uid and root may send to, not abstract names that
+ * any local process may flood.  kfifo_shared_create() sets it, so that a
+ * library that would signal the abstract names refuses the block.
+ */
+#define KFIFO_SHARED_FLAG_NOTIFY_PATH 8u
 /* the flags kfifo_shared_attach() accepts in the flags word */
 #define KFIFO_SHARED_FLAGS_KNOWN                                               \
 	(KFIFO_SHARED_FLAG_NOTIFY | KFIFO_SHARED_FLAG_MANY_PRODUCERS |         \
-	 KFIFO_SHARED_FLAG_MANY_CONSUMERS)
+	 KFIFO_SHARED_FLAG_MANY_CONSUMERS | KFIFO_SHARED_FLAG_NOTIFY_PATH)
 /* the alignment kfifo_shared_create() and kfifo_shared_attach() need */
 #define KFIFO_SHARED_ALIGN 8
 #define KFIFO_SHARED_OFF_MAGIC 0
@@ -1395,8 +1405,10 @@ KFIFO_API void kfifo_shared_detach(struct kfifo *fifo);
  * process are kept in one registry that publishers consult, under a
  * mutex, only on the wake path (so while a notifier is armed, publishing
  * is not async-signal-safe).  Handles (kfifo_shared_create(),
- * kfifo_shared_attach()): the fd is a Linux abstract-namespace AF_UNIX
- * datagram socket with a random name, recorded while armed in one of the
+ * kfifo_shared_attach()): the fd is an AF_UNIX datagram socket bound to
+ * a socket file of mode 0600 with a random name in /dev/shm (an abstract
+ * name on a block without KFIFO_SHARED_FLAG_NOTIFY_PATH), so that only
+ * processes of its uid and root may signal it; recorded while armed in one of the
  * KFIFO_NOTIFY_SLOTS slots of the shared header; a publisher in any
  * process that maps the fifo sends one datagram to each armed notifier of
  * its direction.  So a notifier in one process is woken by a producer or
@@ -1404,9 +1416,12 @@ KFIFO_API void kfifo_shared_detach(struct kfifo *fifo);
  * name, with no descriptor passed.  Limits: at most KFIFO_NOTIFY_SLOTS
  * notifiers are armed on one shared fifo at a time (kfifo_notifier_arm()
  * then fails with -EBUSY: nothing is lost, wait otherwise); the processes
- * must share a network namespace (abstract socket names are per
- * namespace); a slot whose process died is freed by the first publisher
- * that signals it or by an arm() that finds no free slot.  A hostile
+ * must see the same /dev/shm and run as one user (or publish as root); a
+ * slot whose process died is freed by the first publisher that signals
+ * it, by a publisher's periodic check of the signalled ones, or by an
+ * arm() that finds no free slot.  A signal that cannot be sent (no
+ * descriptor, no buffer) stays pending for the next publication
+ * (docs/notifiers.md has the fault table).  A hostile
  * process that writes the slots can make this process's notifiers miss
  * signals (wait with a timeout) or make its publishers send one-byte
  * datagrams to other kfifo notifiers' names (spurious wake-ups); nothing
@@ -1479,6 +1494,21 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_notifier_fd(const struct kfifo_notifier *n
 KFIFO_API KFIFO__MUST_CHECK int kfifo_notifier_arm(struct kfifo_notifier *n);
 
 /**
+ * kfifo_notifier_armed - whether publishers signal @n now
+ * @n: the notifier
+ *
+ * 1 while @n holds its registration (a slot, for a shared fifo) and
+ * counts as a waiter.  0 when disarmed, detached, in a fork()ed child,
+ * and when @n lost its slot and found no free one (every slot of a shared
+ * fifo taken by live notifiers): kfifo_notifier_clear() then leaves the
+ * fd readable, so that its waiter polls, and claims a slot again as soon
+ * as one is free.  Reads the slot word: a slot taken from @n since its
+ * last clear() shows at once.
+ */
+KFIFO_API KFIFO__MUST_CHECK int
+kfifo_notifier_armed(const struct kfifo_notifier *n);
+
+/**
  * kfifo_notifier_disarm - stop counting @n as a waiter
  * @n: the notifier
  *
@@ -1493,7 +1523,10 @@ KFIFO_API void kfifo_notifier_disarm(struct kfifo_notifier *n);
  *
  * Never blocks.  Call it after the fd was readable and before checking the
  * fifo again (the recipe above): a publication after the clear signals
- * the fd again.  On a disarmed or detached notifier it only drains.
+ * the fd again.  On a disarmed or detached notifier it only drains.  It
+ * reads at most 64 datagrams (a flood keeps the fd readable: a spurious
+ * wake-up).  If @n lost its slot (kfifo_notifier_armed()), it claims one
+ * again, or, when none is free, leaves the fd readable.
  */
 KFIFO_API void kfifo_notifier_clear(struct kfifo_notifier *n);
 

@@ -72,12 +72,31 @@
 #include <errno.h>
 #include <stdlib.h>
 
+/* P3 (kfifo_wake.h): the futex waiters, then the notifiers. */
+void kfifo__wake(struct kfifo *fifo, unsigned int *seq)
+{
+	kfifo__futex_wake(fifo, seq);
+#if KFIFO__WAIT_FUTEX
+	/* after the RMW of @seq in kfifo__futex_wake(): it is what orders
+	 * the notifiers' registrations against this publication (below) */
+	kfifo__notify(fifo, seq);
+#endif
+}
+
+unsigned int kfifo__wake_ret(struct kfifo *fifo, unsigned int *seq,
+			     unsigned int ret)
+{
+	kfifo__wake(fifo, seq);
+	return ret;
+}
+
 #if KFIFO__WAIT_FUTEX
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,15 +107,29 @@
 #define KFIFO__SLOT_TOKEN(w) ((w) >> 2)
 /* bind() tries this many random names before giving up */
 #define KFIFO__BIND_TRIES 16
+/* where the notifiers' sockets of a KFIFO_SHARED_FLAG_NOTIFY_PATH block are */
+#define KFIFO__SOCK_PREFIX "/dev/shm/.kfifo-notify-"
+/* a clear() reads at most this many datagrams: a flood by a process that
+ * may send (same uid) cannot keep it in recv() for long; what is left
+ * keeps the fd readable, a spurious wake-up */
+#define KFIFO__DRAIN_MAX 64
+/* a publisher that signals slots looks for dead signalled ones on one in
+ * this many of its wake paths (a power of 2) */
+#define KFIFO__PROBE_EVERY 64
 
 struct kfifo_notifier {
 	struct kfifo *fifo; /* NULL once detached */
 	unsigned int dir;   /* enum kfifo__dir */
 	int fd;
 	int handle;         /* slots and a socket, else the registry and an eventfd */
-	int armed;
+	int armed;          /* the owner asked for signals (arm() succeeded once,
+			     * no disarm() since) */
+	int held;           /* it holds its slot / registry entry and counts
+			     * as a waiter: armed, unless the slot was lost
+			     * and clear() found no other yet */
 	int pending;        /* registry: wants a signal (under the mutex) */
 	unsigned int token; /* handle: the name of the socket */
+	int path;           /* handle: the name is a file in /dev/shm */
 	unsigned int slot;  /* handle, while armed: the slot it holds */
 	unsigned long gen;  /* kfifo__reg.gen when it was opened */
 	struct kfifo_notifier *prev, *next; /* registry, while armed */
@@ -107,8 +140,9 @@ static struct {
 	struct kfifo_notifier *head; /* the armed notifiers of ordinary fifos */
 	unsigned int armed;          /* how many: read without the lock */
 	unsigned long gen;           /* bumped in every fork()ed child */
-	int send_fd;                 /* the socket publishers send from, or -1 */
-} kfifo__reg = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, -1 };
+	unsigned int probes;         /* wake paths through the slots, to pace
+					the search for dead signalled ones */
+} kfifo__reg = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0 };
 
 /* 0, 1 while the fork handlers are being registered, 2 once they are (not
  * pthread_once(): before glibc 2.34 it lives in libpthread, which users
@@ -156,17 +190,47 @@ static int kfifo__mine(const struct kfifo_notifier *n)
 
 /* ---- the fds ----------------------------------------------------------- */
 
-/* The abstract AF_UNIX address that @token names. */
-static socklen_t kfifo__name(struct sockaddr_un *a, unsigned int token)
+/* The AF_UNIX address that @token names: a socket file in /dev/shm when
+ * @path (KFIFO_SHARED_FLAG_NOTIFY_PATH), else an abstract name. */
+static socklen_t kfifo__name(struct sockaddr_un *a, unsigned int token,
+			     int path)
 {
 	int len;
 
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;
+	if (path) {
+		len = snprintf(a->sun_path, sizeof(a->sun_path),
+			       KFIFO__SOCK_PREFIX "%08x", token);
+		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				   (size_t)len + 1);
+	}
 	len = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1,
 		       "kfifo-notify-%08x", token);
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
 			   (size_t)len);
+}
+
+/* Whether the notifiers of @fifo (a handle) name socket files. */
+static int kfifo__path_names(struct kfifo *fifo)
+{
+	return (__atomic_load_n(&kfifo__shm(fifo)->flags, __ATOMIC_RELAXED) &
+		KFIFO_SHARED_FLAG_NOTIFY_PATH) != 0;
+}
+
+/* Remove the socket file of a dead notifier (its process cannot); only
+ * the one who freed its slot does, so only once.  EACCES (another uid's,
+ * /dev/shm is sticky) and ENOENT leave it be. */
+static void kfifo__unlink(unsigned int token, int path)
+{
+	struct sockaddr_un a;
+	int saved = errno;
+
+	if (!path)
+		return;
+	(void)kfifo__name(&a, token, 1);
+	(void)unlink(a.sun_path);
+	errno = saved;
 }
 
 /* A random token, 1 to 2^30 - 1: bind() makes it unique, so it need not
@@ -195,7 +259,13 @@ static unsigned int kfifo__token(const void *salt)
 	return x ? (unsigned int)x : 1u;
 }
 
-/* A datagram socket bound to a fresh name, its token in *@token. */
+/*
+ * A datagram socket bound to a fresh name, its token in n->token.  A
+ * socket file is made with mode 0600 (fchmod() of the unbound socket sets
+ * the mode bind() gives the file): sendto() and connect() need write
+ * permission on it, so the kernel refuses the datagrams of every other
+ * uid but root's.  An abstract name has no permissions at all.
+ */
 static int kfifo__socket(struct kfifo_notifier *n)
 {
 	struct sockaddr_un a;
@@ -204,10 +274,15 @@ static int kfifo__socket(struct kfifo_notifier *n)
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	if (n->path && fchmod(fd, 0600) != 0) {
+		i = -errno;
+		close(fd);
+		return i;
+	}
 	for (i = 0; i < KFIFO__BIND_TRIES; i++) {
 		n->token = kfifo__token(n);
-		if (bind(fd, (struct sockaddr *)&a, kfifo__name(&a, n->token)) ==
-		    0)
+		if (bind(fd, (struct sockaddr *)&a,
+			 kfifo__name(&a, n->token, n->path)) == 0)
 			return fd;
 		if (errno != EADDRINUSE)
 			break;
@@ -217,80 +292,121 @@ static int kfifo__socket(struct kfifo_notifier *n)
 	return i;
 }
 
-/* The socket this process sends signals from, made once. */
-static int kfifo__send_fd(void)
-{
-	int fd = __atomic_load_n(&kfifo__reg.send_fd, __ATOMIC_ACQUIRE), mine;
-	int none = -1;
+/* What a signal came to: delivered (or the queue is full: readable
+ * anyway), nobody holds the name (its process is gone), or not delivered
+ * (a resource or permission error): the caller keeps it pending, and the
+ * next publication tries again.  docs/notifiers.md has the fault table. */
+enum kfifo__sent { KFIFO__SENT, KFIFO__GONE, KFIFO__UNSENT };
 
-	if (fd >= 0)
-		return fd;
-	mine = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (mine < 0)
+/* socket(AF_UNIX, SOCK_DGRAM) for a publisher or a probe. */
+static int kfifo__dgram(enum kfifo__fault_site site, int flags)
+{
+	int fault = KFIFO__FAULT(site);
+
+	(void)site; /* unused outside test builds */
+	if (fault != 0) {
+		errno = fault;
 		return -1;
-	if (__atomic_compare_exchange_n(&kfifo__reg.send_fd, &none, mine, 0,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return mine;
-	close(mine);
-	return none;
+	}
+	return socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | flags, 0);
 }
 
-/* Send one byte to the notifier named @token.  Returns 0, or -1 when
- * nobody holds the name (its process is gone). */
-static int kfifo__send(unsigned int token)
+/*
+ * Send one byte to the notifier named @token, from a socket made for it.
+ * No socket is kept between signals: a descriptor number cached in a
+ * library is closed and reused behind its back by code that closes what
+ * it does not own (daemonising, closefrom()), and the signal then goes
+ * into whatever holds the number (a TCP stream got a NUL byte) or is lost
+ * (EBADF).  A signal is sent once per wait, not per publication, so the
+ * socket()/close() pair is paid once per wake-up.
+ */
+static enum kfifo__sent kfifo__send(unsigned int token, int path)
 {
 	struct sockaddr_un a;
-	socklen_t len = kfifo__name(&a, token);
-	int fd = kfifo__send_fd(), saved = errno, ret = 0;
+	socklen_t len = kfifo__name(&a, token, path);
+	int saved = errno, fault, fd;
+	enum kfifo__sent ret = KFIFO__SENT;
 	char b = 0;
 
-	if (fd >= 0 && sendto(fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL,
-			      (struct sockaddr *)&a, len) < 0 &&
-	    (errno == ECONNREFUSED || errno == ENOENT))
-		ret = -1;
+	fd = kfifo__dgram(KFIFO__FAULT_SEND_SOCKET, SOCK_NONBLOCK);
+	if (fd < 0) {
+		errno = saved;
+		return KFIFO__UNSENT; /* EMFILE, ENFILE, ENOMEM, ENOBUFS */
+	}
+	fault = KFIFO__FAULT(KFIFO__FAULT_SENDTO);
+	if (fault != 0)
+		errno = fault;
+	if (fault != 0 || sendto(fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL,
+				 (struct sockaddr *)&a, len) < 0) {
+		if (errno == ECONNREFUSED || errno == ENOENT)
+			ret = KFIFO__GONE;
+		else if (errno != EAGAIN && errno != EWOULDBLOCK)
+			ret = KFIFO__UNSENT;
+		/* EAGAIN: its queue is full, it is readable already.
+		 * EACCES (a socket file of another uid): this process may
+		 * not wake it, kept pending for one that may */
+	}
+	close(fd);
 	errno = saved;
 	return ret;
 }
 
-/* Whether a process holds the name @token (connect() sends nothing). */
-static int kfifo__alive(unsigned int token)
+/* Whether a process holds the name @token (connect() sends nothing).
+ * When it cannot tell (no socket), the name is held: a slot is freed only
+ * on the kernel's word that nobody binds the name. */
+static int kfifo__alive(unsigned int token, int path)
 {
 	struct sockaddr_un a;
-	socklen_t len = kfifo__name(&a, token);
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret = 1;
+	socklen_t len = kfifo__name(&a, token, path);
+	int saved = errno, fd, ret = 1;
 
-	if (fd < 0)
+	fd = kfifo__dgram(KFIFO__FAULT_PROBE_SOCKET, 0);
+	if (fd < 0) {
+		errno = saved;
 		return 1;
+	}
+	/* errno is read only when connect() failed: a stale ECONNREFUSED
+	 * from an earlier call must not make a live notifier dead */
 	if (connect(fd, (struct sockaddr *)&a, len) < 0 &&
 	    (errno == ECONNREFUSED || errno == ENOENT))
 		ret = 0;
 	close(fd);
+	errno = saved;
 	return ret;
 }
 
 /* Make @n's fd readable. */
-static void kfifo__poke(struct kfifo_notifier *n)
+static enum kfifo__sent kfifo__poke(struct kfifo_notifier *n)
 {
 	unsigned long long one = 1;
-	int saved = errno;
+	int saved = errno, fault;
+	enum kfifo__sent ret = KFIFO__SENT;
 
 	if (n->handle)
-		(void)kfifo__send(n->token);
-	else if (write(n->fd, &one, sizeof(one)) < 0) {
-		/* EAGAIN: the counter is at its maximum, readable anyway */
-	}
+		return kfifo__send(n->token, n->path);
+	fault = KFIFO__FAULT(KFIFO__FAULT_EVENTFD);
+	if (fault != 0)
+		errno = fault;
+	if ((fault != 0 || write(n->fd, &one, sizeof(one)) < 0) &&
+	    errno != EAGAIN)
+		ret = KFIFO__UNSENT;
+	/* EAGAIN: the counter is at its maximum, readable anyway */
 	errno = saved;
+	return ret;
 }
 
-/* Empty @n's fd without blocking. */
+/* Empty @n's fd without blocking, or read KFIFO__DRAIN_MAX datagrams
+ * (more keep it readable: a spurious wake-up, never a lost one). */
 static void kfifo__drain(struct kfifo_notifier *n)
 {
 	unsigned long long v;
 	char buf[64];
-	int saved = errno;
+	int saved = errno, i;
 
 	if (n->handle) {
-		while (recv(n->fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		for (i = 0; i < KFIFO__DRAIN_MAX &&
+			    recv(n->fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0;
+		     i++)
 			;
 	} else if (read(n->fd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: it was not readable */
@@ -325,6 +441,23 @@ static int kfifo__slot_free(struct kfifo *fifo, unsigned int i, unsigned int w)
 	return 1;
 }
 
+/* Free the slots whose process is gone (nobody holds the name): of both
+ * directions, or when @signalled only those signalled and not yet cleared
+ * (a pending one is found dead by the send that signals it). */
+static void kfifo__reap(struct kfifo *fifo, int signalled)
+{
+	unsigned int *slots = kfifo__slots(fifo), i, w;
+	int path = kfifo__path_names(fifo);
+
+	for (i = 0; i < KFIFO_NOTIFY_SLOTS; i++) {
+		w = __atomic_load_n(&slots[i], __ATOMIC_SEQ_CST);
+		if (w != 0 && !(signalled && (w & KFIFO__SLOT_PENDING)) &&
+		    !kfifo__alive(KFIFO__SLOT_TOKEN(w), path) &&
+		    kfifo__slot_free(fifo, i, w))
+			kfifo__unlink(KFIFO__SLOT_TOKEN(w), path);
+	}
+}
+
 /* Take a free slot for @n, pending.  Returns 0, or -EBUSY. */
 static int kfifo__slot_claim(struct kfifo_notifier *n, int reclaim)
 {
@@ -343,11 +476,7 @@ static int kfifo__slot_claim(struct kfifo_notifier *n, int reclaim)
 	if (!reclaim)
 		return -EBUSY;
 	/* all taken: free those whose process is gone, and try again */
-	for (i = 0; i < KFIFO_NOTIFY_SLOTS; i++) {
-		w = __atomic_load_n(&slots[i], __ATOMIC_SEQ_CST);
-		if (w != 0 && !kfifo__alive(KFIFO__SLOT_TOKEN(w)))
-			kfifo__slot_free(n->fifo, i, w);
-	}
+	kfifo__reap(n->fifo, 0);
 	return kfifo__slot_claim(n, 0);
 }
 
@@ -382,10 +511,23 @@ static void kfifo__slot_release(struct kfifo_notifier *n)
 		w = __atomic_load_n(slot, __ATOMIC_SEQ_CST);
 }
 
-/* The publisher's side: signal the pending notifiers of @dir. */
+/*
+ * The publisher's side: signal the pending notifiers of @dir.  A signal
+ * that could not be sent (kfifo__send(): no socket, no buffer, refused by
+ * a sandbox) puts the pending bit back, so the next publication sends it
+ * again: late, never lost.  One wake path in KFIFO__PROBE_EVERY also
+ * looks for notifiers that died signalled, before their clear(): they no
+ * longer ask for a signal, so no send finds them dead, yet they hold a
+ * slot and count as a waiter, which sends every publication out of line.
+ */
 static void kfifo__signal_slots(struct kfifo *fifo, unsigned int dir)
 {
 	unsigned int *slots = kfifo__slots(fifo), i;
+	int path = kfifo__path_names(fifo);
+
+	if ((__atomic_add_fetch(&kfifo__reg.probes, 1, __ATOMIC_RELAXED) &
+	     (KFIFO__PROBE_EVERY - 1)) == 0)
+		kfifo__reap(fifo, 1);
 
 	for (i = 0; i < KFIFO_NOTIFY_SLOTS; i++) {
 		unsigned int w = __atomic_load_n(&slots[i], __ATOMIC_SEQ_CST);
@@ -398,8 +540,21 @@ static void kfifo__signal_slots(struct kfifo *fifo, unsigned int dir)
 			if (__atomic_compare_exchange_n(&slots[i], &w, sent, 0,
 							__ATOMIC_SEQ_CST,
 							__ATOMIC_SEQ_CST)) {
-				if (kfifo__send(KFIFO__SLOT_TOKEN(sent)) < 0)
-					kfifo__slot_free(fifo, i, sent);
+				enum kfifo__sent r =
+					kfifo__send(KFIFO__SLOT_TOKEN(sent),
+						    path);
+
+				if (r == KFIFO__GONE &&
+				    kfifo__slot_free(fifo, i, sent))
+					kfifo__unlink(KFIFO__SLOT_TOKEN(sent),
+						      path);
+				else if (r == KFIFO__UNSENT)
+					/* pending again, unless its owner
+					 * (clear) or anyone changed it */
+					(void)__atomic_compare_exchange_n(
+						&slots[i], &sent, w, 0,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED);
 				break;
 			}
 			/* a hostile peer may flip the word for ever */
@@ -456,10 +611,10 @@ static void kfifo__signal_registry(struct kfifo *fifo, unsigned int dir)
 		return;
 	pthread_mutex_lock(&kfifo__reg.lock);
 	for (n = kfifo__reg.head; n != NULL; n = n->next) {
-		if (n->fifo == fifo && n->dir == dir && n->pending) {
-			n->pending = 0;
-			kfifo__poke(n);
-		}
+		if (n->fifo == fifo && n->dir == dir && n->pending)
+			/* not written: still pending, the next publication
+			 * tries again */
+			n->pending = kfifo__poke(n) == KFIFO__UNSENT;
 	}
 	pthread_mutex_unlock(&kfifo__reg.lock);
 }
@@ -508,7 +663,7 @@ int kfifo_notifier_open(struct kfifo_notifier **np, struct kfifo *fifo,
 			int dir)
 {
 	struct kfifo_notifier *n;
-	int handle;
+	int handle, fault;
 
 	*np = NULL;
 	if ((dir != KFIFO_NOTIFY_DATA && dir != KFIFO_NOTIFY_ROOM) ||
@@ -520,12 +675,14 @@ int kfifo_notifier_open(struct kfifo_notifier **np, struct kfifo *fifo,
 			KFIFO_SHARED_FLAG_NOTIFY))
 		return -EOPNOTSUPP;
 	kfifo__reg_init();
-	n = calloc(1, sizeof(*n));
+	fault = KFIFO__FAULT(KFIFO__FAULT_OPEN_ALLOC);
+	n = fault != 0 ? NULL : calloc(1, sizeof(*n));
 	if (n == NULL)
 		return -ENOMEM;
 	n->fifo = fifo;
 	n->dir = (unsigned int)dir;
 	n->handle = handle;
+	n->path = handle && kfifo__path_names(fifo);
 	n->gen = kfifo__reg.gen;
 	n->fd = handle ? kfifo__socket(n)
 		       : eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -544,37 +701,23 @@ int kfifo_notifier_fd(const struct kfifo_notifier *n)
 	return n->fd;
 }
 
-int kfifo_notifier_arm(struct kfifo_notifier *n)
+/* Take a slot (handle) or a place in the registry, and count the waiter
+ * (W1).  Returns 0, -EBUSY (every slot taken by a live notifier) or
+ * -EOPNOTSUPP (membarrier() failed). */
+static int kfifo__hold(struct kfifo_notifier *n)
 {
-	enum kfifo__kind kind;
+	enum kfifo__kind kind = n->handle ? KFIFO__HANDLE : KFIFO__ORDINARY;
+	unsigned int *waiters =
+		kfifo__waiters_word(n->fifo, kind, (enum kfifo__dir)n->dir);
 	int ret;
 
-	if (!kfifo__mine(n))
-		return -ECHILD;
-	if (n->fifo == NULL)
-		return -EINVAL;
-	if (n->armed) {
-		/* only ask for the next signal */
-		if (n->handle ? kfifo__slot_pend(n) : (kfifo__reg_pend(n), 0)) {
-			n->armed = 0; /* the slot was taken from us */
-			return kfifo_notifier_arm(n);
-		}
-		kfifo__meet(n);
-		return 0;
-	}
-	kind = n->handle ? KFIFO__HANDLE : KFIFO__ORDINARY;
 	if (n->handle) {
 		ret = kfifo__slot_claim(n, 1);
 		if (ret < 0)
 			return ret;
 		/* W1; for a handle publishers take the fenced path */
-		(void)kfifo__announce(n->fifo,
-				      kfifo__waiters_word(n->fifo, kind,
-							  (enum kfifo__dir)n->dir));
+		(void)kfifo__announce(n->fifo, waiters);
 	} else {
-		unsigned int *waiters = kfifo__waiters_word(
-			n->fifo, kind, (enum kfifo__dir)n->dir);
-
 		kfifo__reg_insert(n);
 		if (!kfifo__announce(n->fifo, waiters)) {
 			/* membarrier() failed: publishers may miss us */
@@ -583,9 +726,49 @@ int kfifo_notifier_arm(struct kfifo_notifier *n)
 			return -EOPNOTSUPP;
 		}
 	}
+	n->held = 1;
+	return 0;
+}
+
+int kfifo_notifier_arm(struct kfifo_notifier *n)
+{
+	int ret;
+
+	if (!kfifo__mine(n))
+		return -ECHILD;
+	if (n->fifo == NULL)
+		return -EINVAL;
+	if (n->held) {
+		/* only ask for the next signal */
+		if (!n->handle)
+			kfifo__reg_pend(n);
+		else if (kfifo__slot_pend(n) < 0)
+			/* the slot was taken from us (whoever freed it
+			 * counted the waiter out): claim one again */
+			n->held = 0;
+	}
+	if (!n->held) {
+		ret = kfifo__hold(n);
+		if (ret < 0)
+			return ret;
+	}
 	kfifo__meet(n);
 	n->armed = 1;
 	return 0;
+}
+
+int kfifo_notifier_armed(const struct kfifo_notifier *n)
+{
+	unsigned int w;
+
+	if (!kfifo__mine(n) || n->fifo == NULL || !n->armed || !n->held)
+		return 0;
+	if (!n->handle)
+		return 1;
+	/* the slot may have been taken since (a publisher or arm() that
+	 * judged us dead, a peer writing the word): the word says */
+	w = __atomic_load_n(&kfifo__slots(n->fifo)[n->slot], __ATOMIC_RELAXED);
+	return KFIFO__SLOT_TOKEN(w) == n->token;
 }
 
 void kfifo_notifier_disarm(struct kfifo_notifier *n)
@@ -593,6 +776,9 @@ void kfifo_notifier_disarm(struct kfifo_notifier *n)
 	if (!kfifo__mine(n) || !n->armed)
 		return;
 	n->armed = 0;
+	if (!n->held)
+		return;
+	n->held = 0;
 	if (n->handle) {
 		kfifo__slot_release(n);
 		return;
@@ -608,8 +794,10 @@ void kfifo_notifier_clear(struct kfifo_notifier *n)
 	kfifo__drain(n);
 	if (kfifo__mine(n) && n->armed && kfifo_notifier_arm(n) < 0) {
 		/* lost its slot and found no other: never leave a waiter
-		 * asleep for nothing, let it poll */
-		kfifo__poke(n);
+		 * asleep for nothing, let it poll; it stays armed (it asks
+		 * for signals) and every clear() or arm() tries to claim a
+		 * slot again, while kfifo_notifier_armed() says 0 */
+		(void)kfifo__poke(n);
 	}
 }
 
@@ -618,7 +806,7 @@ void kfifo_notifier_detach(struct kfifo_notifier *n)
 	if (kfifo__mine(n)) {
 		kfifo_notifier_disarm(n);
 		if (n->fifo != NULL)
-			kfifo__poke(n);
+			(void)kfifo__poke(n);
 	}
 	n->fifo = NULL;
 }
@@ -628,6 +816,10 @@ void kfifo_notifier_close(struct kfifo_notifier *n)
 	if (n == NULL)
 		return;
 	kfifo_notifier_disarm(n);
+	/* the name goes before the socket: no moment where the file names
+	 * nobody's socket and another process's bind() of it fails */
+	if (n->path && kfifo__mine(n))
+		kfifo__unlink(n->token, 1);
 	close(n->fd);
 	free(n);
 }
@@ -653,6 +845,12 @@ int kfifo_notifier_arm(struct kfifo_notifier *n)
 {
 	(void)n;
 	return -ENOSYS;
+}
+
+int kfifo_notifier_armed(const struct kfifo_notifier *n)
+{
+	(void)n;
+	return 0;
 }
 
 void kfifo_notifier_disarm(struct kfifo_notifier *n)

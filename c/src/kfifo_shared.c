@@ -94,7 +94,7 @@ int kfifo_shared_create_mode(struct kfifo *fifo, void *mem, size_t len,
 	shm->version = KFIFO_SHARED_VERSION;
 	shm->size = (unsigned int)(need - KFIFO_SHARED_OFF_DATA);
 	/* publishers of this library signal the notifier slots */
-	shm->flags = KFIFO_SHARED_FLAG_NOTIFY |
+	shm->flags = KFIFO_SHARED_FLAG_NOTIFY | KFIFO_SHARED_FLAG_NOTIFY_PATH |
 		     (mode & KFIFO_MANY_PRODUCERS ? KFIFO_SHARED_FLAG_MANY_PRODUCERS
 						  : 0u) |
 		     (mode & KFIFO_MANY_CONSUMERS ? KFIFO_SHARED_FLAG_MANY_CONSUMERS

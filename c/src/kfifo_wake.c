@@ -2,9 +2,11 @@
 /*
  * kfifo_wake.c - the out-of-line half of the wait protocol (kfifo_wake.h
  * has the protocol and the argument that no wake-up is lost): the
- * membarrier() registration, P3 (a new epoch and the FUTEX_WAKE), and the
- * waiters' W1, arming and futex sleep.  kfifo_wait.c decides what to wait
- * for and for how long; this file only calls the kernel.
+ * membarrier() registration, the futex half of P3 (a new epoch and the
+ * FUTEX_WAKE), and the waiters' W1, arming and futex sleep.  kfifo_wait.c
+ * decides what to wait for and for how long; this file only calls the
+ * kernel, and calls no other file of the library: kfifo_notify.c (P3 as a
+ * whole, kfifo__wake()) and kfifo_wait.c call it, never the other way.
  */
 #if defined(__linux__)
 #define _GNU_SOURCE /* syscall() */
@@ -24,6 +26,10 @@
 #endif
 
 unsigned char kfifo__membarrier_ready;
+
+#ifdef KFIFO_TEST_HOOKS
+int (*kfifo__test_fault)(enum kfifo__fault_site site);
+#endif
 
 #if KFIFO__WAIT_FUTEX && defined(SYS_membarrier)
 /*
@@ -52,7 +58,7 @@ static int kfifo__futex_op(struct kfifo *fifo, int op)
 }
 #endif
 
-void kfifo__wake(struct kfifo *fifo, unsigned int *seq)
+void kfifo__futex_wake(struct kfifo *fifo, unsigned int *seq)
 {
 	unsigned int old = __atomic_load_n(seq, __ATOMIC_RELAXED), tries = 0;
 
@@ -69,22 +75,16 @@ void kfifo__wake(struct kfifo *fifo, unsigned int *seq)
 		}
 	}
 #if KFIFO__WAIT_FUTEX
-	if (old & 1u)
+	/* FUTEX_WAKE fails only for a bad address or operation (EFAULT,
+	 * EINVAL, ENOSYS), none of which a retry would mend; the sleepers'
+	 * FUTEX_WAIT fails the same way (kfifo__futex_wait()) and they poll
+	 * rather than sleep, so a failed wake loses nobody */
+	if ((old & 1u) && KFIFO__FAULT(KFIFO__FAULT_FUTEX_WAKE) == 0)
 		syscall(SYS_futex, seq, kfifo__futex_op(fifo, FUTEX_WAKE),
 			INT_MAX, NULL, NULL, 0);
-	/* after the RMW of @seq above: it is what orders the notifiers'
-	 * registrations against this publication (kfifo_notify.c) */
-	kfifo__notify(fifo, seq);
 #else
 	(void)fifo;
 #endif
-}
-
-unsigned int kfifo__wake_ret(struct kfifo *fifo, unsigned int *seq,
-			     unsigned int ret)
-{
-	kfifo__wake(fifo, seq);
-	return ret;
 }
 
 unsigned int kfifo__arm(unsigned int *seq)
@@ -124,11 +124,27 @@ int kfifo__announce(struct kfifo *fifo, unsigned int *waiters)
 int kfifo__futex_wait(struct kfifo *fifo, unsigned int *seq, unsigned int val,
 		      const struct timespec *deadline)
 {
+	int fault = KFIFO__FAULT(KFIFO__FAULT_FUTEX_WAIT);
+	long r;
+
 	/* an absolute deadline: wake-ups do not restart the timeout */
-	if (syscall(SYS_futex, seq, kfifo__futex_op(fifo, FUTEX_WAIT_BITSET),
-		    val, deadline, NULL, FUTEX_BITSET_MATCH_ANY) != 0 &&
-	    errno == EINTR)
+	if (fault != 0) {
+		errno = fault;
+		r = -1;
+	} else {
+		r = syscall(SYS_futex, seq,
+			    kfifo__futex_op(fifo, FUTEX_WAIT_BITSET), val,
+			    deadline, NULL, FUTEX_BITSET_MATCH_ANY);
+	}
+	if (r != 0 && errno == EINTR)
 		return EINTR;
+	/* Every other outcome returns 0 and the caller checks its condition
+	 * and its deadline again: woken, EAGAIN (the word had moved),
+	 * ETIMEDOUT, and the failures (EFAULT, EINVAL, ENOSYS under a
+	 * seccomp filter), after which the caller spins on its
+	 * condition: a failed sleep costs CPU, never a wake-up.  (Its one caller compares the result
+	 * with EINTR only, so returning any other value than EINTR here is
+	 * the same program: the mutant "return 1" is equivalent.) */
 	return 0;
 }
 #endif

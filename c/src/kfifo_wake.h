@@ -141,14 +141,18 @@ KFIFO__INLINE unsigned int kfifo__store_index(unsigned int *idx,
 #endif
 }
 
-/* P3, out of line (kfifo_wake.c): a new epoch in *@seq, and a FUTEX_WAKE
- * of every thread sleeping on it if any may be; then the armed notifiers
- * of that direction are signalled (kfifo__notify()). */
+/* The futex half of P3 (kfifo_wake.c): a new epoch in *@seq, and a
+ * FUTEX_WAKE of every thread sleeping on it if any may be. */
+void kfifo__futex_wake(struct kfifo *fifo, unsigned int *seq);
+
+/* P3, out of line (kfifo_notify.c): kfifo__futex_wake(), then the armed
+ * notifiers of that direction are signalled (kfifo__notify()). */
 void kfifo__wake(struct kfifo *fifo, unsigned int *seq);
 
-/* kfifo__wake(), then return @ret: what a publishing call ends with when
- * somebody waits, so that it can jump here as its last act (a tail call)
- * with nothing of its own left to keep; see kfifo__wake_if(). */
+/* kfifo__wake(), then return @ret (kfifo_notify.c): what a publishing
+ * call ends with when somebody waits, so that it can jump here as its
+ * last act (a tail call) with nothing of its own left to keep; see
+ * kfifo__wake_if(). */
 __attribute__((cold)) unsigned int
 kfifo__wake_ret(struct kfifo *fifo, unsigned int *seq, unsigned int ret);
 
@@ -156,6 +160,31 @@ kfifo__wake_ret(struct kfifo *fifo, unsigned int *seq, unsigned int ret);
 /* Signal the armed notifiers of the direction whose futex word is @seq
  * (kfifo_notify.c, which has the argument that none is missed). */
 void kfifo__notify(struct kfifo *fifo, unsigned int *seq);
+#endif
+
+/*
+ * Fault injection, in test builds of the library only (KFIFO_TEST_HOOKS,
+ * c/tests/CMakeLists.txt): before each system call of the wake path the
+ * library asks kfifo__test_fault, when the test program set it, whether
+ * that call is to fail, and with which errno (0: make the call).  The
+ * fault model these sites test is in docs/notifiers.md.  In every other
+ * build KFIFO__FAULT() is the constant 0 and costs nothing.
+ */
+enum kfifo__fault_site {
+	KFIFO__FAULT_OPEN_ALLOC,   /* calloc() of kfifo_notifier_open() */
+	KFIFO__FAULT_SEND_SOCKET,  /* socket() a publisher sends from */
+	KFIFO__FAULT_SENDTO,       /* sendto() of a signal to a socket */
+	KFIFO__FAULT_EVENTFD,      /* write() of a signal to an eventfd */
+	KFIFO__FAULT_PROBE_SOCKET, /* socket() that asks whether a name is held */
+	KFIFO__FAULT_FUTEX_WAKE,   /* FUTEX_WAKE */
+	KFIFO__FAULT_FUTEX_WAIT    /* FUTEX_WAIT_BITSET */
+};
+#ifdef KFIFO_TEST_HOOKS
+extern int (*kfifo__test_fault)(enum kfifo__fault_site site);
+#define KFIFO__FAULT(site)                                                     \
+	(kfifo__test_fault != NULL ? kfifo__test_fault(site) : 0)
+#else
+#define KFIFO__FAULT(site) 0
 #endif
 
 /* P1 and P2 for direction @dir: publish @v as the index its waiters wait

@@ -202,7 +202,8 @@ static void test_mode_api(void)
 		  0);
 	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_VERSION), 3);
 	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_FLAGS),
-		   KFIFO_SHARED_FLAG_NOTIFY | KFIFO_SHARED_FLAG_MANY_PRODUCERS |
+		   KFIFO_SHARED_FLAG_NOTIFY | KFIFO_SHARED_FLAG_NOTIFY_PATH |
+			   KFIFO_SHARED_FLAG_MANY_PRODUCERS |
 			   KFIFO_SHARED_FLAG_MANY_CONSUMERS);
 	CHECK_INT(kfifo_set_mode(&h, 0), -EINVAL);
 	CHECK_INT(kfifo_shared_attach(&g, mem, len), 0);
@@ -211,7 +212,7 @@ static void test_mode_api(void)
 	set_word(mem, KFIFO_SHARED_OFF_FLAGS, KFIFO_SHARED_FLAG_NOTIFY);
 	CHECK_UINT(kfifo_mode(&g), KFIFO_MANY_PRODUCERS | KFIFO_MANY_CONSUMERS);
 	/* an unknown flag is refused */
-	set_word(mem, KFIFO_SHARED_OFF_FLAGS, 8);
+	set_word(mem, KFIFO_SHARED_OFF_FLAGS, KFIFO_SHARED_FLAGS_KNOWN + 1);
 	CHECK_INT(kfifo_shared_attach(&g, mem, len), -EINVAL);
 	/* version 2: attached as one producer, one consumer; its mode flags
 	 * did not exist, so they are refused there */

@@ -78,7 +78,7 @@ static void test_open_refuses_bad_arguments(void)
 	th_context("a block laid out before notifiers (flags 0)");
 	CHECK_INT(kfifo_shared_create(&f, mem, len, 64), 0);
 	CHECK_UINT(get_word(mem, KFIFO_SHARED_OFF_FLAGS),
-		   KFIFO_SHARED_FLAG_NOTIFY);
+		   KFIFO_SHARED_FLAG_NOTIFY | KFIFO_SHARED_FLAG_NOTIFY_PATH);
 	set_word(mem, KFIFO_SHARED_OFF_FLAGS, 0);
 	CHECK_INT(kfifo_notifier_open(&n, &f, KFIFO_NOTIFY_DATA), -EOPNOTSUPP);
 	CHECK(n == NULL);

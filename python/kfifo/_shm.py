@@ -52,6 +52,18 @@ fifo closed.  Beyond writing, by form:
   creation), never a SIGBUS later; a memfd counts against memory and cgroup
   limits, a named block against ``/dev/shm``'s size.
 
+* hands us a descriptor (``Kfifo.attach(fd)``) -- the sender keeps its
+  own: if the block is not a memfd sealed against shrinking, the sender
+  can shrink it under us (SIGBUS).  ``attach(fd)`` checks the seals
+  (``F_GET_SEALS``) and refuses an unsealed block with ``ValueError``
+  unless the caller passes ``trust_unsealed=True``; ``f.sealed`` says
+  which it got.
+* signals its notifiers -- any process of the same user (or root): the
+  notifiers' sockets are files of mode 0600 in ``/dev/shm``; other users
+  are refused by the kernel (docs/notifiers.md, "Who may wake a
+  notifier").  A peer can at worst cause spurious wake-ups, or, writing
+  the slots, make a notifier miss signals until its waiter polls.
+
 So a peer that must not be able to kill us gets only a sealed fifo.  No
 form protects against a peer with ``ptrace`` rights or root.
 
@@ -106,6 +118,9 @@ class Block:
     #: the pid of the process that created the name, for the handle
     #: that created it (only that handle unlinks, and only there)
     _owner = None
+    #: whether the block is a memfd sealed against shrinking (no peer can
+    #: make this process's accesses fault)
+    sealed = False
 
     def __init__(self, fd, name, keep_fd, what):
         st = os.fstat(fd)
@@ -186,7 +201,9 @@ def _create_sealed(nbytes):
         os.ftruncate(fd, nbytes)
         _reserve(fd, nbytes)
         fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
-        return Block(fd, None, True, "Kfifo()")
+        block = Block(fd, None, True, "Kfifo()")
+        block.sealed = True
+        return block
     except BaseException:
         os.close(fd)
         raise
@@ -218,16 +235,37 @@ def _create_named(nbytes):
         raise
 
 
-def attach(name):
+def _sealed(fd):
+    """Whether *fd* is a memfd sealed against shrinking (the seal that
+    keeps a sender from making this process's accesses fault)."""
+    try:
+        return bool(fcntl.fcntl(fd, fcntl.F_GET_SEALS) & fcntl.F_SEAL_SHRINK)
+    except OSError:  # EINVAL: not a memfd, no seals at all
+        return False
+
+
+def attach(name, trust_unsealed=False):
     """The existing block *name* (a str), or the file *name* (an int fd,
-    duplicated), opened without registering it anywhere."""
+    duplicated), opened without registering it anywhere.  A descriptor
+    must be sealed against shrinking unless *trust_unsealed*: whoever
+    holds an unsealed one can shrink it under us (SIGBUS)."""
     if isinstance(name, int):
         fd = os.dup(name)
         try:
-            return Block(fd, None, True, "Kfifo.attach()")
+            block = Block(fd, None, True, "Kfifo.attach()")
         except BaseException:
             os.close(fd)
             raise
+        block.sealed = _sealed(fd)
+        if not block.sealed and not trust_unsealed:
+            block.close()
+            raise ValueError(
+                "Kfifo.attach(): the descriptor's block is not sealed against shrinking "
+                "(a memfd with F_SEAL_SHRINK, as Kfifo(size, shared=True, sealed=True) makes): "
+                "whoever sent it could shrink it and kill this process with SIGBUS; pass "
+                "trust_unsealed=True if you trust the sender"
+            )
+        return block
     import _posixshmem
 
     if not name or "/" in name or "\0" in name:

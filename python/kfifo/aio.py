@@ -43,13 +43,14 @@ re-created by asyncio, so an attribute on it would not reach the caller).
 from __future__ import annotations
 
 import asyncio
+import errno
 import math
 import operator
 import time
 import weakref
 from typing import TYPE_CHECKING, AsyncIterator, Callable, Iterable, List, Literal, Optional, Set, Tuple, TypeVar
 
-from kfifo import Empty, Full, Kfifo
+from kfifo import Empty, Full, Kfifo, Notifier
 
 if TYPE_CHECKING:
     from kfifo import _Buffer, _RecSize, _WaitRecSize, _WritableBuffer
@@ -60,6 +61,16 @@ __all__ = ["AsyncKfifo", "Progress"]
 
 _T = TypeVar("_T")
 _NO_LIMIT = 1e9  # seconds; as in the sync calls, a longer timeout is no limit
+#: how often a call retries when it has no notifier to wait on (seconds)
+_POLL = 0.01
+#: the notifier cannot be had, for reasons a peer or the system causes, not
+#: the caller: every slot of a shared fifo taken (EBUSY), a block whose
+#: header says it has no slots (EOPNOTSUPP, a peer can clear the flag), no
+#: notifiers on this system (ENOSYS), no descriptor or memory left.  The
+#: sync calls wait on the futex then and answer as always (the data, or
+#: TimeoutError at the deadline); the coroutines poll, and answer the same.
+_NO_NOTIFIER = frozenset({errno.EBUSY, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMFILE,
+                          errno.ENFILE, errno.ENOMEM, errno.ENOBUFS})
 
 
 class Progress:
@@ -141,10 +152,14 @@ class _Waker:
     watches.  ``Kfifo.free()`` detaches the notifier (readable for ever, the
     descriptor still open), so the reader sees it, takes itself down and
     wakes the tasks, whose retries raise the freed fifo's ``ValueError``.
+
+    Without a notifier (none to be had, see ``_NO_NOTIFIER``, or it lost its
+    slot and found none free) the tasks poll every ``_POLL`` seconds: the
+    same answers as the sync calls, later.
     """
 
     __slots__ = ("_view", "_loop", "_direction", "_notifier", "_fd", "_futures", "_users",
-                 "_idle_check", "__weakref__")
+                 "_idle_check", "_polling", "__weakref__")
 
     def __init__(self, view: AsyncKfifo, loop: asyncio.AbstractEventLoop, direction: _Direction) -> None:
         self._view = view
@@ -153,11 +168,27 @@ class _Waker:
         self._futures: Set[asyncio.Future[bool]] = set()
         self._users = 0
         self._idle_check = False
-        n = view.fifo.notifier(direction)
+        self._polling = False
+        self._notifier: Optional[Notifier] = None
+        self._fd = -1
+        try:
+            n = view.fifo.notifier(direction)
+        except OSError as e:
+            if e.errno not in _NO_NOTIFIER:
+                raise
+            self._polling = True
+            return
         try:
             n.arm()
             self._fd = n.fileno()
             loop.add_reader(self._fd, self._ready)
+        except OSError as e:
+            n.close()
+            self._fd = -1
+            if e.errno not in _NO_NOTIFIER:
+                raise
+            self._polling = True
+            return
         except BaseException:
             n.close()
             raise
@@ -165,13 +196,29 @@ class _Waker:
 
     def _ready(self) -> None:
         n = self._notifier
-        if n.closed or self._view.fifo.is_freed():
+        if n is None or n.closed or self._view.fifo.is_freed():
             self.release()
         else:
             n.clear()
+            if not n.armed:
+                # lost its slot, none free: the descriptor stays readable;
+                # poll (wait()) instead of spinning on it until a clear()
+                # there claims a slot again
+                self._loop.remove_reader(self._fd)
+                self._polling = True
         for fut in self._futures:
             if not fut.done():
                 fut.set_result(True)
+
+    def _repoll(self) -> None:
+        """Polling with a notifier: try to claim a slot again."""
+        n = self._notifier
+        if n is None or n.closed or self._fd < 0:
+            return
+        n.clear()
+        if n.armed:
+            self._polling = False
+            self._loop.add_reader(self._fd, self._ready)
 
     async def wait(self, deadline: Optional[float]) -> None:
         """Until the descriptor is readable, the deadline passes or the call is cancelled."""
@@ -179,7 +226,18 @@ class _Waker:
         fut: asyncio.Future[bool] = loop.create_future()
         self._futures.add(fut)
         timer = None
-        if deadline is not None:
+        n = self._notifier
+        if not self._polling and n is not None and self._fd >= 0 and not n.armed:
+            # its slot was taken (a peer judged it dead) since the last
+            # wake-up: no signal comes, poll until a clear() claims one
+            self._loop.remove_reader(self._fd)
+            self._polling = True
+        if self._polling:
+            self._repoll()
+        if self._polling:
+            left = _POLL if deadline is None else min(_POLL, max(0.0, deadline - time.monotonic()))
+            timer = loop.call_later(left, _expire, fut)
+        elif deadline is not None:
             timer = loop.call_later(max(0.0, deadline - time.monotonic()), _expire, fut)
         try:
             await fut
@@ -221,14 +279,18 @@ class _Waker:
         wakers = self._view._wakers
         if wakers.get((self._loop, self._direction)) is self:
             del wakers[(self._loop, self._direction)]
+        n, self._notifier = self._notifier, None
         if self._fd < 0:
+            if n is not None:
+                n.close()
             return
         try:
             if not self._loop.is_closed():
                 self._loop.remove_reader(self._fd)
         finally:
             self._fd = -1
-            self._notifier.close()
+            if n is not None:
+                n.close()
 
 
 class _Session:
