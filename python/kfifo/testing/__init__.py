@@ -72,17 +72,16 @@ Coverage
 (wrap at ``2**32``, copies across the buffer's end, full fifo, header
 limits, refused records, bad arguments ...) the machines have exercised;
 ``python -m kfifo fuzz`` prints it.
-Layout
-------
-The package is split by concern; everything public is imported here.
 
-``catalogue``     every operation in one table (role, feature, C shape,
-                  doc), the edges and the kinds of bad argument;
-``profiles``      the Hypothesis profiles;
-``strategies``    sizes, starts, lengths, records, bad calls;
-``machine``       :func:`make_state_machine` and the rules;
-``reproduction``  the runnable snippet, :class:`KfifoMismatch`, :data:`STATS`;
-``c_adapter``     :class:`CFifo`.
+The package is split by concern, and everything public is imported here:
+
+- ``catalogue``, every operation in one table (role, feature, C shape,
+  doc), the edges and the kinds of bad argument;
+- ``profiles``, the Hypothesis profiles;
+- ``strategies``, sizes, starts, lengths, records, bad calls;
+- ``machine``, :func:`make_state_machine` and the rules;
+- ``reproduction``, the runnable snippet, :class:`KfifoMismatch`, :data:`STATS`;
+- ``c_adapter``, :class:`CFifo`.
 """
 from __future__ import annotations
 

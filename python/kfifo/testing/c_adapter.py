@@ -196,8 +196,9 @@ class CFifo:
     #: stored (kfifo empties the fifo); False for rings whose skip requires
     #: ``n <= len`` (JACK's ``jack_ringbuffer_read_advance``).
     skip_past_len: ClassVar[bool] = True
-    #: Other conventions of the record calls, e.g. ``{"in_rec": "bool",
-    #: "out_rec": "message"}`` (see :data:`kfifo.testing.RECORD_CONVENTIONS`).
+    #: Other conventions of the record calls, a mapping of operation to
+    #: convention name such as ``"bool"`` for ``in_rec`` or ``"message"``
+    #: for ``out_rec`` (see :data:`kfifo.testing.RECORD_CONVENTIONS`).
     record_convention: ClassVar[Optional[Mapping[str, str]]] = None
     #: Whether the machine runs the ring in a child process.
     isolate: ClassVar[bool] = True
