@@ -9,6 +9,7 @@
 #
 # Usage: scripts/callgrind-typed.sh [BUILD]
 set -euo pipefail
+case ${1:-} in -h | --help) sed -n '3,/^set -/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build/callgrind-typed}
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKFIFO_BUILD_TESTS=OFF >/dev/null

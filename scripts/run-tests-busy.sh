@@ -13,6 +13,7 @@
 # tests; they are killed when this script ends, however it ends.  It
 # prints the load average before and after, and the time the command took.
 set -euo pipefail
+case ${1:-} in -h | --help) sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 if [[ $# -lt 1 || ! $1 =~ ^[0-9]+$ ]]; then

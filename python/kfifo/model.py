@@ -27,6 +27,10 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable, Iterable, List, Tuple, Union
 
+# the timeouts of the batch calls, as kfifo.Kfifo raises them: each is a
+# TimeoutError and the queue module's exception of that name
+from kfifo._kfifo import Empty, Full
+
 __all__ = ["KfifoModel", "RingModel", "CAPACITIES", "capacity_of", "MAX_SIZE", "UINT_MAX"]
 
 #: The largest value of a C ``unsigned int``; counts must not exceed it.
@@ -414,7 +418,7 @@ class KfifoModel:
         Every record is checked first: one that is not bytes-like
         (``TypeError``) or can never fit (``ValueError``: longer than its
         header can say or than the fifo) stores nothing.  With ``timeout=0``
-        the records that fit now are stored; then ``TimeoutError`` (or
+        the records that fit now are stored; then :class:`kfifo.Full` (or
         ``BrokenPipeError`` once the fifo is closed) whose ``stored`` says
         how many were.  Returns the count stored: all of them.
         """
@@ -436,7 +440,7 @@ class KfifoModel:
             if self._closed:
                 exc: OSError = BrokenPipeError(f"the fifo is closed ({stored} of {len(views)} records stored)")
             elif self.in_rec(view, recsize) != 0:
-                exc = TimeoutError(f"timed out ({stored} of {len(views)} records stored)")
+                exc = Full(f"timed out ({stored} of {len(views)} records stored)")
             else:
                 continue
             exc.stored = stored  # type: ignore[attr-defined]
@@ -447,7 +451,7 @@ class KfifoModel:
         """Take up to ``max`` whole records, oldest first (``get_rec`` for many).
 
         ``[]`` for ``max`` 0, and at end of stream (closed, no whole record
-        left); ``TimeoutError`` when no whole record is stored (the model
+        left); :class:`kfifo.Empty` when no whole record is stored (the model
         does not wait).  ``recsize`` must be 1 or 2.
         """
         max = _count(max, "max")
@@ -464,7 +468,7 @@ class KfifoModel:
             taken.append(data)
         if taken or max == 0 or self._closed:
             return taken
-        raise TimeoutError("no whole record stored")
+        raise Empty("no whole record stored")
 
     def wait_avail(self, n: int, timeout: float = 0) -> bool:
         """``avail() >= n`` and not closed (``kfifo_wait_avail``, timeout 0)."""
