@@ -435,3 +435,57 @@ def test_bad_arguments_raise_and_change_nothing():
 
 def test_exported_from_the_package():
     assert kfifo.ElementKfifo is ElementKfifo and "ElementKfifo" in kfifo.__all__
+
+
+def test_close_ends_the_stream_and_keeps_what_is_stored():
+    f = ElementKfifo(4, "<i")
+    assert f.in_([1, 2]) == 2 and not f.closed
+    f.close()
+    assert f.closed
+    assert f.out(4) == [1, 2]  # the consumer still drains what was stored
+    f.free()
+    with pytest.raises(ValueError, match="freed"):
+        f.close()
+
+
+def test_leaving_with_closes_then_frees_and_on_an_exception_too():
+    calls = []
+
+    class Recorder:
+        """The element fifo's byte fifo, recording the order of the calls."""
+
+        def __init__(self, fifo):
+            self._fifo = fifo
+
+        def __getattr__(self, name):
+            attr = getattr(self._fifo, name)
+            if name in ("close", "free"):
+                def record(*args):
+                    calls.append(name)
+                    return attr(*args)
+                return record
+            return attr
+
+    f = ElementKfifo(4, "<i")
+    inner = f._fifo
+    f._fifo = Recorder(inner)
+    with f as entered:
+        assert entered is f and f.put(7) == 1
+    assert calls == ["close", "free"] and inner.is_freed()
+
+    calls.clear()
+    g = ElementKfifo(4, "<i")
+    inner = g._fifo
+    g._fifo = Recorder(inner)
+    with pytest.raises(KeyError):
+        with g:
+            raise KeyError("inside")
+    assert calls == ["close", "free"] and inner.is_freed()
+
+    calls.clear()
+    h = ElementKfifo(4, "<i")
+    inner = h._fifo
+    h._fifo = Recorder(inner)
+    with h:
+        h.free()  # freed inside the block: leaving does not close a freed fifo
+    assert calls == ["free", "free"] and inner.is_freed()
