@@ -18,6 +18,14 @@
 #                     two threads then run before everything else for the
 #                     ~0.1 s of a row, which the kernel bounds to 95 % of a
 #                     second (sched_rt_runtime_us); say so when you report
+#       --modes       before each pair, time the c2c row (one cache line
+#                     handed between the two CPUs, no fifo) and print the
+#                     table twice more: the pairs met while the machine was
+#                     near (c2c under twice its lowest figure of the run)
+#                     and while it was far.  Shared VMs switch between the
+#                     two for seconds or minutes and every two-thread row
+#                     moves with them (docs/performance.md, "Two speeds of
+#                     this machine"); a ratio taken across both is noise
 #       --python      the Python rows too (bench/python/bench_ab.py, the
 #                     working tree's for both sides) with the extension of
 #                     each revision, pip-installed into a directory of its
@@ -48,6 +56,7 @@ REPS=7
 SCALE=1
 ROWS=
 PY=0
+MODES=0
 RT=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -56,6 +65,7 @@ while [[ $# -gt 0 ]]; do
     --rows) ROWS=$2; shift 2 ;;
     --rt) RT=(chrt -f 1); shift ;;
     --python) PY=1; shift ;;
+    --modes) MODES=1; shift ;;
     -h|--help) sed -n '3,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench-ab: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -118,6 +128,9 @@ run() {
   for ((k = 1; k <= REPS; k++)); do
     for row in "$@"; do
       if ((k % 2)); then order="a b"; else order="b a"; fi
+      if ((MODES)) && [[ $kind == c ]]; then
+        echo "$k $row $("${RT[@]}" "$OUT/a/ab-bench" c2c 0.05)" >>"$OUT/c2c"
+      fi
       for side in $order; do
         if [[ $kind == c ]]; then
           echo "$k $row $side $("${RT[@]}" "$OUT/$side/ab-bench" "$row" "$SCALE")"
@@ -158,6 +171,7 @@ table() {
 
 echo "A = $(label "$REV_A"), B = $(label "$REV_B"); $REPS paired repetitions, scale $SCALE; $CC $($CC -dumpversion)${RT:+; SCHED_FIFO 1 (--rt)}"
 LOAD0=$(load)
+rm -f "$OUT/c2c"
 run c "${rows[@]}" >"$OUT/raw"
 "$OUT/a/ab-bench" --list >"$OUT/units"
 LOAD1=$(load)
@@ -165,6 +179,23 @@ echo "load average (1/5/15 min) before: $LOAD0, after: $LOAD1 ($(nproc) CPUs)"
 echo
 echo "C (bench/c/ab_bench.c):"
 table "$OUT/raw" "$OUT/units"
+
+if ((MODES)); then
+  # split the pairs by the c2c figure taken just before each: near when
+  # under twice the run's lowest
+  low=$(awk 'NR == 1 || $3 < m { m = $3 } END { print m }' "$OUT/c2c")
+  for mode in near far; do
+    awk -v low="$low" -v mode="$mode" 'NR == FNR { near[$1, $2] = ($3 < 2 * low); next }
+      (($1, $2) in near) && (near[$1, $2] == (mode == "near"))' "$OUT/c2c" "$OUT/raw" >"$OUT/raw-$mode"
+    echo
+    echo "C, pairs met $mode (c2c $(awk -v low="$low" -v mode="$mode" '
+      (mode == "near") == ($3 < 2 * low) { n++; v[n] = $3 }
+      END { if (!n) { print "none"; exit }
+            for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+            printf "%d pairs, median %.1f ns", n, n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }' "$OUT/c2c")):"
+    [[ -s $OUT/raw-$mode ]] && table "$OUT/raw-$mode" "$OUT/units"
+  done
+fi
 
 if ((PY)); then
   PYTHON=${PYTHON:-python3}

@@ -23,6 +23,14 @@
  *   rec16       16-byte records with a 1-byte header (recsize 1)
  *   stream16 ... stream65536   kfifo_in / kfifo_out of that chunk, GB/s
  *   ping16      one thread, 16 bytes in then out, ns per round trip
+ *   c2c         no fifo: one cache line handed between the two pinned
+ *               threads and back, ns per hand-over.  It measures the
+ *               machine, not the library (both sides run the same code):
+ *               on the shared VMs this project is measured on it comes in
+ *               two speeds, a few tens of ns when the two virtual CPUs sit
+ *               on nearby cores and several times that when they do not,
+ *               and every two-thread row moves with it.  scripts/bench-ab.sh
+ *               --modes uses it to sort the pairs by the machine's speed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -90,11 +98,67 @@ BENCH_KFIFO_RECORDS(rec0, 0)
 #define rec1_destroy kf_destroy
 BENCH_KFIFO_RECORDS(rec1, 1)
 
+/*
+ * The c2c row: round trips of one line between CPUs 0 and 1, at most
+ * @rounds of them and at most ~0.25 s (on a loaded machine every hand-over
+ * can cost a time slice; the row must still end soon).
+ */
+#define C2C_STOP (-1)
+struct c2c_arg {
+	_Alignas(128) long turn;  /* odd: the echo thread's move; atomic */
+};
+
+static void *c2c_echo(void *p)
+{
+	struct c2c_arg *a = p;
+	long want = 1, t;
+
+	bench_pin(1);
+	for (;;) {
+		while ((t = __atomic_load_n(&a->turn, __ATOMIC_ACQUIRE)) != want &&
+		       t != C2C_STOP)
+			bench_relax();
+		if (t == C2C_STOP)
+			return NULL;
+		__atomic_store_n(&a->turn, want + 1, __ATOMIC_RELEASE);
+		want += 2;
+	}
+}
+
+static double c2c_handover(uint64_t rounds)
+{
+	static struct c2c_arg a;
+	pthread_t echo;
+	double t0, t1;
+	uint64_t k;
+
+	a.turn = 0;
+	bench_pin(0);
+	if (pthread_create(&echo, NULL, c2c_echo, &a) != 0)
+		bench_fail("c2c", "pthread_create");
+	t0 = t1 = bench_now();
+	for (k = 0; k < rounds; k++) {
+		long want = (long)(2 * k);
+
+		if (k % 256 == 0 && (t1 = bench_now()) - t0 > 0.25)
+			break;
+		while (__atomic_load_n(&a.turn, __ATOMIC_ACQUIRE) != want)
+			bench_relax();
+		__atomic_store_n(&a.turn, want + 1, __ATOMIC_RELEASE);
+	}
+	while (__atomic_load_n(&a.turn, __ATOMIC_ACQUIRE) != (long)(2 * k))
+		bench_relax();
+	t1 = bench_now();
+	__atomic_store_n(&a.turn, C2C_STOP, __ATOMIC_RELEASE);
+	pthread_join(echo, NULL);
+	return (t1 - t0) * 1e9 / (double)(2 * (k ? k : 1));
+}
+
 typedef double (*stream_fn)(size_t, size_t, uint64_t);
 
 static const struct row {
 	const char *name, *unit;
-	stream_fn fn;    /* NULL: the one-thread round trip */
+	stream_fn fn;    /* NULL: the one-thread round trip, or c2c */
 	size_t chunk;
 	uint64_t total;  /* bytes per run at scale 1 */
 } rows[] = {
@@ -108,6 +172,7 @@ static const struct row {
 	{ "stream4096", "GB/s", msg8_stream, 4096, 512ull << 20 },
 	{ "stream65536", "GB/s", msg8_stream, 65536, 512ull << 20 },
 	{ "ping16", "ns", NULL, 16, 4000000 },
+	{ "c2c", "ns", NULL, 1, 1000000 },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -133,7 +198,9 @@ int main(int argc, char **argv)
 		total -= total % r->chunk;
 		if (total < 64 * r->chunk)
 			total = 64 * r->chunk;
-		if (r->fn == NULL) {
+		if (strcmp(r->name, "c2c") == 0) {
+			printf("%.4f\n", c2c_handover(total));
+		} else if (r->fn == NULL) {
 			double s = msg8_pingpong(r->chunk, total);
 
 			printf("%.4f\n", s * 1e9 / (double)total);
