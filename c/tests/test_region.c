@@ -392,7 +392,8 @@ static void test_regions_and_copying_calls_mix(void)
 static unsigned long long stress_bytes;
 struct stream {
 	struct kfifo fifo;
-	unsigned long long total;
+	unsigned long long total; /* lowered by the producer when its time
+				   * budget is spent (atomic) */
 };
 
 /* Writes the stream in place; finishes all, or only a part, of what it
@@ -409,6 +410,10 @@ static void *producer(void *arg)
 		unsigned int want = kt_xorshift32(&s) % (2 * t->fifo.size) + 1;
 		unsigned int k, i, done;
 
+		if (kt_budget_spent()) {
+			__atomic_store_n(&t->total, pos, __ATOMIC_RELAXED);
+			break;
+		}
 		if (want > t->total - pos)
 			want = (unsigned int)(t->total - pos);
 		k = kfifo_in_prepare(&t->fifo, r, want);
@@ -440,7 +445,8 @@ static void *consumer(void *arg)
 	uint32_t s = 77;
 	unsigned int spins = 0;
 
-	while (pos < t->total && !kt_stopped()) {
+	while (pos < __atomic_load_n(&t->total, __ATOMIC_RELAXED) &&
+	       !kt_stopped()) {
 		struct kfifo_region r[2];
 		unsigned int want = kt_xorshift32(&s) % (2 * t->fifo.size) + 1;
 		unsigned int k, done;
@@ -477,12 +483,15 @@ static void test_one_producer_one_consumer_in_place(void)
 		CHECK_INT(kfifo_alloc(&t.fifo, sizes[i], GFP_KERNEL), 0);
 		t.fifo.in = t.fifo.out = UINT_MAX - 1000;
 		t.total = stress_bytes / 4;
+		kt_budget_start();
 		CHECK_INT(pthread_create(&c, NULL, consumer, &t), 0);
 		CHECK_INT(pthread_create(&p, NULL, producer, &t), 0);
 		pthread_join(p, NULL);
 		pthread_join(c, NULL);
-		printf("  %llu bytes through a %u-byte fifo in place\n", t.total,
-		       sizes[i]);
+		printf("  %llu bytes through a %u-byte fifo in place%s\n", t.total,
+		       sizes[i], t.total < stress_bytes / 4 ?
+		       " - time budget spent, stopped early" : "");
+		CHECK(t.total > 0);
 		CHECK_UINT(kt_thread_errors, 0);
 		CHECK_UINT(kfifo_len(&t.fifo), 0);
 		CHECK_UINT(t.fifo.in, (unsigned int)(UINT_MAX - 1000 + t.total));

@@ -15,7 +15,8 @@
  * through a 64-byte fifo, half through a 1024-byte one); the record streams
  * carry about n/4 bytes per recsize and the locked test n/10.  Default set
  * by CMake: 2e7, 2e6 under ThreadSanitizer; the long mode is 1e8 or more
- * (accepts 1e8 notation).
+ * (accepts 1e8 notation).  KFIFO_STRESS_SECONDS: each run's time budget
+ * (test_threads.h), after which the producers stop early.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <kfifo.h>
@@ -56,12 +57,26 @@ static unsigned int chunk(uint32_t *s, unsigned int size)
 
 struct spsc {
 	struct kfifo fifo;
-	unsigned long long total;    /* bytes, or records */
+	unsigned long long total;    /* bytes, or records; lowered by the
+				      * producer when its budget is spent
+				      * (atomic) */
 	unsigned int recsize;
 	int done;                    /* producer finished (atomic) */
 	int consumer_done;           /* consumer finished (atomic) */
 	unsigned long long observed; /* observer snapshots taken */
 };
+
+/* The producer's time budget ran out at @at (bytes or records): the
+ * stream ends there, for the consumer too. */
+static void spsc_stop_at(struct spsc *t, unsigned long long at)
+{
+	__atomic_store_n(&t->total, at, __ATOMIC_RELAXED);
+}
+
+static unsigned long long spsc_total(struct spsc *t)
+{
+	return __atomic_load_n(&t->total, __ATOMIC_RELAXED);
+}
 
 /* ---- the byte stream ------------------------------------------------- */
 
@@ -76,6 +91,10 @@ static void *byte_producer(void *arg)
 	while (pos < t->total && !kt_stopped()) {
 		unsigned int n = chunk(&s, t->fifo.size), i, k;
 
+		if (kt_budget_spent()) {
+			spsc_stop_at(t, pos);
+			break;
+		}
 		if (n > t->total - pos)
 			n = (unsigned int)(t->total - pos);
 		for (i = 0; i < n; i++)
@@ -99,7 +118,7 @@ static void *byte_consumer(void *arg)
 	uint32_t s = 999;
 	unsigned int spins = 0;
 
-	while (pos < t->total && !kt_stopped()) {
+	while (pos < spsc_total(t) && !kt_stopped()) {
 		unsigned int n = chunk(&s, t->fifo.size), k;
 
 		switch (kt_xorshift32(&s) % 8) {
@@ -158,7 +177,9 @@ static void run_spsc(struct spsc *t, void *(*producer)(void *),
 {
 	pthread_t p, c, o;
 	double t0 = now();
+	unsigned long long planned = t->total;
 
+	kt_budget_start();
 	t->done = t->consumer_done = 0;
 	t->observed = 0;
 	CHECK_INT(pthread_create(&c, NULL, consumer, t), 0);
@@ -168,10 +189,12 @@ static void run_spsc(struct spsc *t, void *(*producer)(void *),
 	pthread_join(c, NULL);
 	__atomic_store_n(&t->consumer_done, 1, __ATOMIC_RELEASE);
 	pthread_join(o, NULL);
-	printf("  %s: %llu %s through a %u-byte fifo in %.2f s (%llu snapshots)\n",
+	printf("  %s: %llu %s through a %u-byte fifo in %.2f s (%llu snapshots)%s\n",
 	       name, t->total, t->recsize == UINT_MAX ? "bytes" : "records",
-	       t->fifo.size, now() - t0, t->observed);
+	       t->fifo.size, now() - t0, t->observed,
+	       t->total < planned ? " - time budget spent, stopped early" : "");
 	fflush(stdout);
+	CHECK(t->total > 0);
 }
 
 static void test_one_producer_one_consumer_byte_stream(void)
@@ -229,6 +252,10 @@ static void *rec_producer(void *arg)
 	while (seq < t->total && !kt_stopped()) {
 		unsigned int len = rec_len(seq, t->recsize, max), ret;
 
+		if (kt_budget_spent()) {
+			spsc_stop_at(t, seq);
+			break;
+		}
 		kt_rec_fill(buf, seq, len);
 		if (seq & 1)
 			ret = kfifo_from_user_rec(&t->fifo, buf, len, t->recsize);
@@ -262,7 +289,7 @@ static void *rec_consumer(void *arg)
 	uint32_t s = 4242;
 	unsigned int spins = 0, max = rec_max(t);
 
-	while (seq < t->total && !kt_stopped()) {
+	while (seq < spsc_total(t) && !kt_stopped()) {
 		unsigned int len = rec_len(seq, t->recsize, max);
 		unsigned int mode = kt_xorshift32(&s) % 8, total = 0, ret, cap;
 
@@ -382,6 +409,10 @@ static void *mpmc_producer(void *arg)
 		uint32_t n = 1 + seq % 8;
 		unsigned int k;
 
+		if (kt_budget_spent()) {
+			m->sent[a->id] = seq;
+			break;
+		}
 		if (n > m->per_producer - seq)
 			n = m->per_producer - seq;
 		k = kt_mpmc_put(m, a->id, seq, n);

@@ -6,6 +6,7 @@
  * calls; set-up rounding; a plain struct kfifo through the typed macros;
  * one producer and one consumer thread on a fifo of 12-byte elements.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime (test_threads.h) */
 #define KFIFO_TYPED_API
 #include <kfifo.h>
 
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "test_harness.h"
+#include "test_threads.h" /* kt_budget_*: a producer's time budget */
 
 typedef struct {
 	uint32_t w[3];
@@ -275,6 +277,8 @@ static void test_plain_struct_kfifo_keeps_byte_counts(void)
 /* ---- one producer, one consumer, 12-byte elements ---- */
 
 static DECLARE_KFIFO(spsc, elem12_t, 16);
+/* elements to send; lowered by the producer when its time budget is spent
+ * (atomic) */
 static unsigned long long spsc_count;
 
 static void *spsc_producer(void *arg)
@@ -285,6 +289,10 @@ static void *spsc_producer(void *arg)
 
 	(void)arg;
 	while (seq < spsc_count) {
+		if (kt_budget_spent()) {
+			__atomic_store_n(&spsc_count, seq, __ATOMIC_RELAXED);
+			break;
+		}
 		n = (unsigned int)(seq % 5) + 1;
 		if (n > spsc_count - seq)
 			n = (unsigned int)(spsc_count - seq);
@@ -308,8 +316,9 @@ static void test_one_producer_one_consumer_thread(void)
 	spsc_count = th_env_ull("KFIFO_TYPED_STRESS", 300000);
 	INIT_KFIFO(spsc);
 	spsc.kfifo.in = spsc.kfifo.out = UINT_MAX - 100;
+	kt_budget_start();
 	CHECK_INT(pthread_create(&t, NULL, spsc_producer, NULL), 0);
-	while (seq < spsc_count) {
+	while (seq < __atomic_load_n(&spsc_count, __ATOMIC_RELAXED)) {
 		n = kfifo_out(&spsc, got, 7);
 		if (n == 0)
 			sched_yield();
@@ -320,6 +329,8 @@ static void test_one_producer_one_consumer_thread(void)
 		seq += n;
 	}
 	pthread_join(t, NULL);
+	CHECK(seq > 0);
+	CHECK_UINT(seq, spsc_count);
 	CHECK_UINT(bad, 0);
 	CHECK(kfifo_is_empty(&spsc));
 }

@@ -67,9 +67,24 @@ static int wait_retrying(struct kfifo *f, enum kt_wait_kind kind,
 
 struct spsc {
 	struct kfifo fifo;
-	unsigned long long total; /* bytes or records */
+	unsigned long long total; /* bytes or records; lowered by the producer
+				   * when its time budget is spent (atomic) */
 	unsigned int recsize;     /* UINT_MAX: bytes */
 };
+
+/* The producer's time budget is spent at @at: the stream ends there. */
+static int spsc_budget_spent(struct spsc *t, unsigned long long at)
+{
+	if (!kt_budget_spent())
+		return 0;
+	__atomic_store_n(&t->total, at, __ATOMIC_RELAXED);
+	return 1;
+}
+
+static unsigned long long spsc_total(struct spsc *t)
+{
+	return __atomic_load_n(&t->total, __ATOMIC_RELAXED);
+}
 
 static void *byte_producer(void *arg)
 {
@@ -79,7 +94,7 @@ static void *byte_producer(void *arg)
 	unsigned long long pos = 0;
 	uint32_t s = 777;
 
-	while (pos < t->total) {
+	while (pos < t->total && !spsc_budget_spent(t, pos)) {
 		/* wait for at most half the fifo: the consumer waits for at
 		 * most half of it too, so the two cannot wait on each other */
 		unsigned int n = kt_xorshift32(&s) % half + 1, i, k;
@@ -136,8 +151,9 @@ static void *byte_consumer(void *arg)
 			return NULL;
 		pos += k;
 	}
-	if (pos != t->total)
-		kt_thread_error("bytes received before EPIPE", pos, pos, t->total);
+	if (pos != spsc_total(t))
+		kt_thread_error("bytes received before EPIPE", pos, pos,
+				spsc_total(t));
 	return NULL;
 }
 
@@ -159,7 +175,7 @@ static void *rec_producer(void *arg)
 	unsigned long long seq;
 	uint32_t s = 99;
 
-	for (seq = 0; seq < t->total; seq++) {
+	for (seq = 0; seq < t->total && !spsc_budget_spent(t, seq); seq++) {
 		unsigned int len = rec_len(seq, rec_max(t));
 		unsigned int ret;
 		int r;
@@ -204,8 +220,9 @@ static void *rec_consumer(void *arg)
 	}
 	if (r != -EPIPE)
 		kt_thread_error("wait_rec result", seq, (unsigned long long)-r, EPIPE);
-	if (seq != t->total || kfifo_len(&t->fifo) != 0)
-		kt_thread_error("records received before EPIPE", seq, seq, t->total);
+	if (seq != spsc_total(t) || kfifo_len(&t->fifo) != 0)
+		kt_thread_error("records received before EPIPE", seq, seq,
+				spsc_total(t));
 	return NULL;
 }
 
@@ -214,17 +231,21 @@ static void run_spsc(struct spsc *t, void *(*producer)(void *),
 {
 	pthread_t p, c;
 	long long t0 = kt_now_ns();
+	unsigned long long planned = t->total;
 
+	kt_budget_start();
 	kt_watchdog(300, what);
 	CHECK_INT(pthread_create(&c, NULL, consumer, t), 0);
 	CHECK_INT(pthread_create(&p, NULL, producer, t), 0);
 	pthread_join(p, NULL);
 	pthread_join(c, NULL);
 	alarm(0);
-	printf("  %s: %llu %s through a %u-byte fifo in %.2f s\n", what,
+	printf("  %s: %llu %s through a %u-byte fifo in %.2f s%s\n", what,
 	       t->total, t->recsize == UINT_MAX ? "bytes" : "records",
-	       t->fifo.size, (double)(kt_now_ns() - t0) / 1e9);
+	       t->fifo.size, (double)(kt_now_ns() - t0) / 1e9,
+	       t->total < planned ? " - time budget spent, stopped early" : "");
 	fflush(stdout);
+	CHECK(t->total > 0);
 }
 
 static void test_both_sides_block_on_a_byte_stream(void)
@@ -284,6 +305,10 @@ static void *mpmc_producer(void *arg)
 		uint32_t n = kt_xorshift32(&s) % 4 + 1;
 		int r;
 
+		if (kt_budget_spent()) {
+			m->sent[a->id] = seq;
+			break;
+		}
 		if (n > m->per_producer - seq)
 			n = m->per_producer - seq;
 		r = wait_retrying(&m->fifo, KT_AVAIL, n * KT_ELEM, &s);
@@ -430,7 +455,8 @@ static void test_close_from_a_third_thread_while_both_sides_block(void)
 
 struct pingpong {
 	struct kfifo ping, pong; /* size 1 each */
-	unsigned long long rounds;
+	unsigned long long rounds; /* lowered when the time budget is spent,
+				    * then ping is closed (atomic) */
 };
 
 /* Echo every byte of ping back through pong; wait for room in pong too,
@@ -441,9 +467,13 @@ static void *echo(void *arg)
 	unsigned long long i;
 	unsigned char b;
 
-	for (i = 0; i < pp->rounds; i++) {
+	for (i = 0; i < __atomic_load_n(&pp->rounds, __ATOMIC_RELAXED); i++) {
 		int r = kfifo_wait_len(&pp->ping, 1, -1);
 
+		/* closed: the pinger's budget was spent after round i */
+		if (r == -EPIPE &&
+		    i == __atomic_load_n(&pp->rounds, __ATOMIC_RELAXED))
+			return NULL;
 		if (r != 0 || kfifo_out(&pp->ping, &b, 1) != 1) {
 			kt_thread_error("echo: wait_len/out", i, (unsigned long long)-r, 0);
 			return NULL;
@@ -472,9 +502,16 @@ static void hunt(const char *what)
 	pp.rounds = pingpong_rounds;
 	kt_watchdog(300, what);
 	CHECK_INT(pthread_create(&t, NULL, echo, &pp), 0);
+	kt_budget_start();
 	for (i = 0; i < pp.rounds; i++) {
-		int r = kfifo_wait_avail(&pp.ping, 1, -1);
+		int r;
 
+		if (kt_budget_spent()) {
+			__atomic_store_n(&pp.rounds, i, __ATOMIC_RELAXED);
+			kfifo_close(&pp.ping);
+			break;
+		}
+		r = kfifo_wait_avail(&pp.ping, 1, -1);
 		b = (unsigned char)i;
 		if (r != 0 || kfifo_in(&pp.ping, &b, 1) != 1) {
 			kt_thread_error("ping: wait_avail/in", i, (unsigned long long)-r, 0);
@@ -489,9 +526,12 @@ static void hunt(const char *what)
 	}
 	pthread_join(t, NULL);
 	alarm(0);
-	printf("  %s: %llu round trips in %.2f s (%.1f us each)\n", what,
+	printf("  %s: %llu round trips in %.2f s (%.1f us each)%s\n", what,
 	       pp.rounds, (double)(kt_now_ns() - t0) / 1e9,
-	       (double)(kt_now_ns() - t0) / 1e3 / (double)pp.rounds);
+	       (double)(kt_now_ns() - t0) / 1e3 /
+	       (double)(pp.rounds ? pp.rounds : 1),
+	       pp.rounds < pingpong_rounds ? " - time budget spent, stopped early" : "");
+	CHECK(pp.rounds > 0);
 	CHECK_UINT(kt_thread_errors, 0);
 	CHECK_UINT(pp.ping.in - pp.ping.out + pp.pong.in - pp.pong.out, 0);
 	kfifo_free(&pp.ping);
