@@ -1286,8 +1286,8 @@ struct kfifo_block {
 /**
  * kfifo_block_create - create, back and map a new named block
  * @block: filled in on success, an empty block on failure
- * @name: the name without a leading '/' (no '/' in it, at most
- *        KFIFO_BLOCK_NAME_MAX bytes), or NULL for a new random name
+ * @name: the name without a leading '/' (no '/' in it, not "." or "..",
+ *        at most KFIFO_BLOCK_NAME_MAX bytes), or NULL for a new random name
  *        "kfifo_" and 16 hexadecimal digits
  * @len: the length, kfifo_shared_bytes() of the fifo to lay out in it
  * @mode: the file's permission bits (0600: only this user may open it)
@@ -1340,9 +1340,10 @@ kfifo_block_create_sealed(struct kfifo_block *block, size_t len);
  * contents are not checked: kfifo_shared_attach() does that.  A named
  * block is never sealed.
  *
- * Return: 0, or a negative errno: -ENOENT (no such block), -EINVAL (a bad
- * @name, not a regular file, shorter than @min_len), -ENAMETOOLONG, or
- * what shm_open() or mmap() failed with.
+ * Return: 0, or a negative errno: -ENOENT (no such block), -EISDIR (a
+ * directory has that name), -EINVAL (a bad @name, not a regular file,
+ * shorter than @min_len), -ENAMETOOLONG, or what shm_open() or mmap()
+ * failed with.
  *
  * Concurrency: any thread, on its own @block.
  */

@@ -58,12 +58,14 @@ static void kfifo__block_empty(struct kfifo_block *block)
 }
 
 /* "/" @name into @path (KFIFO_BLOCK_NAME_MAX + 2 bytes), or -EINVAL,
- * -ENAMETOOLONG.  A '/' inside would name a directory of /dev/shm. */
+ * -ENAMETOOLONG.  A '/' inside, "." or ".." would name a directory of
+ * /dev/shm (glibc refuses them too). */
 static int kfifo__block_path(char *path, const char *name)
 {
 	size_t n;
 
-	if (name == NULL || name[0] == '\0' || strchr(name, '/') != NULL)
+	if (name == NULL || name[0] == '\0' || strchr(name, '/') != NULL ||
+	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return -EINVAL;
 	n = strlen(name);
 	if (n > KFIFO_BLOCK_NAME_MAX)
@@ -233,8 +235,10 @@ int kfifo_block_open(struct kfifo_block *block, const char *name,
 	if (r != 0)
 		return r;
 	fd = shm_open(path, O_RDWR | O_CLOEXEC, 0);
+	/* glibc says EINVAL for a directory (POSIX lets it); the name is
+	 * valid, checked above, so say what it is */
 	if (fd < 0)
-		return -errno;
+		return errno == EINVAL ? -EISDIR : -errno;
 	r = kfifo__block_size(fd, min_len, &len);
 	if (r == 0)
 		r = kfifo__block_map(block, fd, len);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "test_harness.h"
@@ -120,6 +121,13 @@ static void test_open_maps_the_same_memory_and_checks_the_length(void)
 	CHECK(is_empty(&b));
 	CHECK_INT(kfifo_block_open(&b, "a/b", 0), -EINVAL);
 	CHECK_INT(kfifo_block_open(&b, "", 0), -EINVAL);
+	CHECK_INT(kfifo_block_open(&b, "..", 0), -EINVAL);
+	CHECK_INT(kfifo_block_open(&b, ".", 0), -EINVAL);
+	if (mkdir("/dev/shm/kfifo_test_block_dir", 0700) == 0) {
+		CHECK_INT(kfifo_block_open(&b, "kfifo_test_block_dir", 0),
+			  -EISDIR);
+		rmdir("/dev/shm/kfifo_test_block_dir");
+	}
 	CHECK_INT(kfifo_block_unlink(a.name), 0);
 	kfifo_block_close(&a);
 }
