@@ -261,12 +261,10 @@ static int kf_block_release(kf_block *blk)
 			return -1;
 	}
 	blk->owner = 0;
-	if (name == NULL || kf_hooks[KF_HOOK_RELEASE] == NULL) {
-		kfifo_block_close(&blk->b);
-		Py_XDECREF(name);
-		return 0;
-	}
 	kfifo_block_close(&blk->b);
+	if (name == NULL)
+		return 0;
+	/* an owner exists only once kfifo._shm set the hooks (all three) */
 	r = PyObject_CallFunctionObjArgs(kf_hooks[KF_HOOK_RELEASE], name, NULL);
 	Py_DECREF(name);
 	if (r == NULL)
