@@ -12,7 +12,7 @@ shrinking unless trusted), ``kfifo_block_close()`` and
 ``kfifo_block_unlink()``; the extension holds each block in a private
 ``kfifo._kfifo._Block``.  This module does only what needs Python, and
 hands it to the extension with ``_kfifo._set_shm_hooks()`` when kfifo is
-imported (the extension imports nothing):
+imported (the extension never imports this module: no import cycle):
 
 * ``_created(name)``: the creator registers the name with
   ``multiprocessing``'s resource tracker and arranges its unlinking at exit;
