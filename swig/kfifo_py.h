@@ -41,7 +41,7 @@ typedef struct kfpy_kfifo {
 	int has_view;          /* view holds the object of Kfifo(buffer=obj) */
 	Py_buffer view;
 	Py_ssize_t regions;    /* region objects of in_prepare/out_prepare alive */
-	PyObject *block;       /* shared fifo: the kfifo._shm block mapped, view is its buf */
+	PyObject *block;       /* shared fifo: its _Block (kfpy_shm.c); view is its buffer */
 	unsigned long fork_gen; /* kfpy_fork_gen when the per-process state was last valid */
 	PyObject *rec_result;  /* out_rec's last (ret, data, total), for reuse (kfpy_io.c) */
 	PyObject *last_rec[2]; /* get_rec's last short records, for reuse (kf_rec_bytes) */

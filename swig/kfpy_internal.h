@@ -10,7 +10,7 @@
  *   kfpy_io.c        bytes and records in and out
  *   kfpy_wait.c      blocking calls and waits
  *   kfpy_region.c    zero-copy views
- *   kfpy_shm.c       shared blocks (mapping what kfifo._shm hands over)
+ *   kfpy_shm.c       shared blocks (the _Block type over kfifo_block_*())
  *   kfpy_spinlock.c  the SpinLock type
  *   kfpy_notify.c    the Notifier type (a file descriptor for event loops)
  *   kfpy_errors.c    exceptions
@@ -384,6 +384,10 @@ int kf_notify_init(PyObject *module);
 int kf_init_shared(kfpy_kfifo *k, unsigned int size, unsigned int start,
 		   int sealed, unsigned int mode);
 PyObject *kf_take_block(kfpy_kfifo *k);
+PyObject *kf_block_name(PyObject *block);
+int kf_block_sealed(PyObject *block);
+PyObject *kf_block_reduce(PyObject *block);
+int kf_shm_init(PyObject *module);
 int kf_drop_block(PyObject *block);
 void kf_drop_own_block_quietly(kfpy_kfifo *k);
 

@@ -233,10 +233,10 @@ static int kf_tp_traverse(PyObject *self, visitproc visit, void *arg)
 	kfpy_kfifo *k = (kfpy_kfifo *)self;
 
 	/*
-	 * A block (kfifo._shm) and its mapping never refer back to a fifo,
-	 * so they cannot close a cycle; they are not visited, so that the
-	 * collector never clears them before this object has given them
-	 * back (kf_tp_clear calls block.close()).
+	 * A block (a _Block, kfpy_shm.c) refers to no Python object, so it
+	 * cannot close a cycle; it is not visited, so that the collector
+	 * never clears it before this object has given it back (kf_tp_clear
+	 * closes it).
 	 */
 	if (k->has_view && k->block == NULL)
 		Py_VISIT(k->view.obj);
@@ -403,7 +403,7 @@ static PyObject *kf_get_name(PyObject *self, void *closure)
 		return kf_freed_error("name");
 	if (k->block == NULL)
 		Py_RETURN_NONE;
-	return PyObject_GetAttrString(k->block, "name");
+	return kf_block_name(k->block);
 }
 
 /* producers / consumers: 'one' or 'many' (the mode, kfifo_mode) */
@@ -432,9 +432,7 @@ static PyObject *kf_get_sealed(PyObject *self, void *closure)
 		return NULL;
 	if (k->freed)
 		return kf_freed_error("sealed");
-	if (k->block == NULL)
-		Py_RETURN_FALSE;
-	return PyObject_GetAttrString(k->block, "sealed");
+	return PyBool_FromLong(k->block != NULL && kf_block_sealed(k->block));
 }
 
 static PyGetSetDef kf_getset[] = {
@@ -550,8 +548,8 @@ PyObject *kfpy_reduce_ex(PyObject *self, PyObject *protocol)
 			     Py_TYPE(self)->tp_name);
 		return NULL;
 	}
-	/* kfifo._shm knows how its block travels: by name, or by fd */
-	return PyObject_CallMethod(k->block, "reduce", NULL);
+	/* by name, or by fd (kfpy_shm.c) */
+	return kf_block_reduce(k->block);
 }
 
 /* ---- the types --------------------------------------------------------------------------- */
@@ -597,7 +595,7 @@ PyDoc_STRVAR(kf_kfifo_doc,
 "    peer can shrink it (SIGBUS for its users), instead of a named block.\n"
 "    It travels as a file descriptor (``fork``, ``multiprocessing``'s\n"
 "    pickling, ``Kfifo.attach(fd)``); ``name`` is ``None``. Threat model:\n"
-"    ``kfifo/_shm.py``.\n"
+"    docs/shared-memory.md.\n"
 "producers, consumers : {'one', 'many'}, keyword-only\n"
 "    How many producers (consumers) may use the fifo at once. ``'one'``\n"
 "    is lock-free; ``'many'`` locks that side (across processes, and\n"
@@ -810,7 +808,8 @@ int kfpy_types_init(PyObject *module)
 	if (kf_add_type(module, &kfpy_KfifoType, "Kfifo", kf_kfifo_methods) < 0 ||
 	    kf_add_type(module, &kfpy_SpinLockType, "SpinLock",
 			kf_spinlock_methods) < 0 ||
-	    kf_notify_init(module) < 0 || kf_errors_init(module) < 0)
+	    kf_notify_init(module) < 0 || kf_errors_init(module) < 0 ||
+	    kf_shm_init(module) < 0)
 		return -1;
 	attach = PyDescr_NewClassMethod(&kfpy_KfifoType, &kf_attach_def);
 	if (attach == NULL ||

@@ -139,9 +139,9 @@ def produce_forever(f):
 def scribble(name, seconds, seed):
     """A hostile peer: write random words over the header and the data of
     the fifo in the shared memory block *name*, as fast as it can."""
-    from kfifo import _shm
+    from kfifo._kfifo import _Block
 
-    block = _shm.attach(name)  # as Kfifo.attach maps it: no resource tracker
+    block = _Block(name)  # as Kfifo.attach maps it: no resource tracker
     rnd = random.Random(seed)
     buf = block.buf
     offsets = (16, 20, 24, 64, 68, 128, 132)  # waiters, closed, in, seq, out, seq (layout 2)

@@ -423,9 +423,10 @@ def test_dir_adds_exactly_the_documented_api_to_object(cls):
     assert added == documented_methods(cls.__name__) - set(dir(object))
 
 
-def test_private_module_exports_the_types_and_two_constants_only():
+def test_private_module_exports_the_types_two_constants_and_the_shm_plumbing_only():
     names = {n for n in dir(kfifo._kfifo) if not n.startswith("__")}
-    assert names == {"Kfifo", "Notifier", "SpinLock", "Empty", "Full", "VERSION", "GIL_THRESHOLD"}
+    assert names == {"Kfifo", "Notifier", "SpinLock", "Empty", "Full", "VERSION", "GIL_THRESHOLD",
+                     "_Block", "_set_shm_hooks"}
 
 
 @pytest.mark.parametrize("name", ["disown", "own", "acquire", "append", "next", "this", "thisown"])

@@ -22,7 +22,8 @@ import pytest
 
 import _shared_peers as peers
 from _isolated import run_isolated
-from kfifo import Kfifo, _shm
+from kfifo import Kfifo
+from kfifo._kfifo import _Block
 
 SHM = Path("/dev/shm")
 ROOT = Path(__file__).resolve().parent
@@ -135,7 +136,7 @@ def test_attach_refuses_a_block_without_a_valid_fifo(contents):
 
 def _shm_bytes(f):
     """The first bytes of the mapping of shared fifo *f* (a second view)."""
-    b = _shm.attach(f.name)
+    b = _Block(f.name)
     try:
         return bytes(b.buf[:320])
     finally:
@@ -159,7 +160,7 @@ def test_a_handle_checks_what_the_other_side_writes(shared):
     """Indices written by another process are clamped: len() <= size(),
     out(n) returns at most n bytes from inside the buffer."""
     f = shared(64)
-    b = _shm.attach(f.name)
+    b = _Block(f.name)
     try:
         b.buf[64:68] = (1000).to_bytes(4, sys.byteorder)  # in - out = 1000 > 64
         assert f.len() == 64 and f.avail() == 0 and not f.valid()

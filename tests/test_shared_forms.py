@@ -2,7 +2,7 @@
 """Shared fifos under a careless or hostile peer, and their clean-up: a
 block is backed when it is created, the sealed form cannot be shrunk, and
 no block and no warning is left after any normal exit (creator, fork and
-spawn children, the creator leaving first).  See kfifo/_shm.py for the
+spawn children, the creator leaving first).  See docs/shared-memory.md for the
 threat model these tests hold."""
 import gc
 import multiprocessing as mp
@@ -335,3 +335,28 @@ def test_attach_by_descriptor_refuses_an_unsealed_block_unless_trusted():
     assert g.sealed is True
     g.free()
     s.free()
+
+
+# ---- the private block type -------------------------------------------------------------------
+
+
+def test_a_block_stays_mapped_while_a_view_of_it_is_alive():
+    from kfifo._kfifo import _Block
+
+    with pytest.raises(TypeError):
+        _Block.__new__(_Block)  # no name: refused, nothing made
+    f = Kfifo(64, shared=True)
+    try:
+        b = _Block(f.name)
+        view = b.buf
+        with pytest.raises(BufferError):
+            b.close()
+        assert view[8:12] == (64).to_bytes(4, sys.byteorder)  # still mapped
+        view.release()
+        b.close()
+        assert b.name is None and b.sealed is False
+        with pytest.raises(ValueError, match="closed"):
+            b.buf
+        b.close()  # a second close is harmless
+    finally:
+        f.free()

@@ -1229,6 +1229,191 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_shared_attach(struct kfifo *fifo,
  */
 KFIFO_API KFIFO__MUST_CHECK int kfifo_is_shared(struct kfifo *fifo);
 
+/* ---- shared memory blocks to put a shared fifo in ---------------------- */
+
+/*
+ * A block is a mapping of a shared memory file, made for kfifo_shared_*():
+ * a named POSIX shared memory object (shm_open(), "/dev/shm/NAME" on
+ * Linux) that any process of the same user may open by name, or an
+ * anonymous memfd sealed against shrinking and growing that travels only
+ * as a file descriptor (fork(), SCM_RIGHTS).  Both are backed when they
+ * are created, so that memory the system cannot supply is -ENOSPC from
+ * the creating call, never a SIGBUS at a later first touch.
+ *
+ * A peer that can open a named block can shrink it, and this process gets
+ * SIGBUS at its next access past the new end; nothing in the mapping can
+ * prevent that.  A sealed memfd cannot be shrunk by anyone: give a peer
+ * that must not be able to kill you only a sealed block, and attach a
+ * descriptor from a peer you do not trust only if it is sealed
+ * (kfifo_block_attach_fd() checks).  docs/shared-memory.md has the whole
+ * threat model.
+ *
+ * struct kfifo_block is the caller's memory; the calls fill it in.  After a
+ * failed call or kfifo_block_close() it is an empty block (@mem NULL, @fd
+ * -1), which kfifo_block_close() accepts again.
+ *
+ * Concurrency: a struct kfifo_block belongs to one thread at a time; the
+ * memory it maps is what processes share (through kfifo_shared_*()).
+ */
+
+/* the longest block name, without the leading '/' shm_open() wants */
+#define KFIFO_BLOCK_NAME_MAX 250
+/* kfifo_block_attach_fd(): accept a descriptor not sealed against shrinking */
+#define KFIFO_BLOCK_TRUST_UNSEALED 1u
+
+/**
+ * struct kfifo_block - a mapped shared memory block
+ * @mem: the mapping (page aligned, so fit for kfifo_shared_create()), or
+ *       NULL for an empty block
+ * @len: the length of @mem: the whole file, as fstat() gave it before
+ *       mapping
+ * @fd: the descriptor kept for passing the block on (a memfd, or a
+ *      descriptor given to kfifo_block_attach_fd()), else -1; the block
+ *      closes it
+ * @sealed: 1 if the file is sealed against shrinking (F_SEAL_SHRINK), so
+ *          that nobody can make an access to @mem fault; else 0
+ * @name: the name of a named block (no leading '/'), "" for a memfd or a
+ *        descriptor
+ */
+struct kfifo_block {
+	void *mem;
+	size_t len;
+	int fd;
+	int sealed;
+	char name[KFIFO_BLOCK_NAME_MAX + 1];
+};
+
+/**
+ * kfifo_block_create - create, back and map a new named block
+ * @block: filled in on success, an empty block on failure
+ * @name: the name without a leading '/' (no '/' in it, not "." or "..",
+ *        at most KFIFO_BLOCK_NAME_MAX bytes), or NULL for a new random name
+ *        "kfifo_" and 16 hexadecimal digits
+ * @len: the length, kfifo_shared_bytes() of the fifo to lay out in it
+ * @mode: the file's permission bits (0600: only this user may open it)
+ *
+ * Creates the object with O_EXCL: a name that exists is never taken over
+ * (a random name is retried with another).  Sets its length, reserves its
+ * pages (posix_fallocate(), where the file system can), and maps it.  The
+ * name stays until kfifo_block_unlink(); on failure nothing is left.
+ *
+ * Return: 0, or a negative errno: -EINVAL (@len 0, or a bad @name),
+ * -ENAMETOOLONG, -EEXIST (@name is taken), -ENOSPC (the memory cannot be
+ * reserved), or what shm_open(), ftruncate() or mmap() failed with.
+ *
+ * Concurrency: any thread, on its own @block.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_block_create(struct kfifo_block *block,
+						   const char *name, size_t len,
+						   unsigned int mode);
+
+/**
+ * kfifo_block_create_sealed - create, back, seal and map a new memfd
+ * @block: filled in on success (@fd open, close-on-exec, @sealed 1), an
+ *         empty block on failure
+ * @len: the length, kfifo_shared_bytes() of the fifo to lay out in it
+ *
+ * The memfd has no name; it lives while a descriptor or a mapping of it
+ * does.  It is reserved like a named block, then sealed with F_SEAL_SHRINK,
+ * F_SEAL_GROW and F_SEAL_SEAL: its length can never change, and no seal can
+ * be removed.  Pass @fd on (fork(), SCM_RIGHTS) for others to attach with
+ * kfifo_block_attach_fd().
+ *
+ * Return: 0, or a negative errno: -EINVAL (@len 0), -ENOSPC, -ENOSYS (no
+ * memfd on this system), or what memfd_create(), ftruncate(), fcntl() or
+ * mmap() failed with.
+ *
+ * Concurrency: any thread, on its own @block.
+ */
+KFIFO_API KFIFO__MUST_CHECK int
+kfifo_block_create_sealed(struct kfifo_block *block, size_t len);
+
+/**
+ * kfifo_block_open - map an existing named block
+ * @block: filled in on success (@fd -1: the descriptor is closed once
+ *         mapped), an empty block on failure
+ * @name: the name, as kfifo_block_create() took it
+ * @min_len: the least length the file must have (KFIFO_SHARED_OFF_DATA
+ *           for a shared fifo's header); at least 1 is asked in any case
+ *
+ * Maps the whole file, its length read with fstat() before mapping.  The
+ * contents are not checked: kfifo_shared_attach() does that.  A named
+ * block is never sealed.
+ *
+ * Return: 0, or a negative errno: -ENOENT (no such block), -EISDIR (a
+ * directory has that name), -EINVAL (a bad @name, not a regular file,
+ * shorter than @min_len), -ENAMETOOLONG, or what shm_open() or mmap()
+ * failed with.
+ *
+ * Concurrency: any thread, on its own @block.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_block_open(struct kfifo_block *block,
+						 const char *name,
+						 size_t min_len);
+
+/**
+ * kfifo_block_attach_fd - map the block of a descriptor someone passed
+ * @block: filled in on success (@fd a duplicate, close-on-exec: the
+ *         caller keeps and closes @fd), an empty block on failure
+ * @fd: a descriptor of a shared memory file, open for reading and writing
+ * @min_len: as for kfifo_block_open()
+ * @flags: 0, or KFIFO_BLOCK_TRUST_UNSEALED
+ *
+ * Whoever sent @fd keeps a descriptor of the same file.  Unless the file is
+ * sealed against shrinking (F_SEAL_SHRINK, as kfifo_block_create_sealed()
+ * makes it), the sender can shrink it after this call and kill this
+ * process with SIGBUS; so an unsealed file is refused unless @flags has
+ * KFIFO_BLOCK_TRUST_UNSEALED.  The seals and the length are read before
+ * mapping; @block->sealed tells which was mapped.
+ *
+ * Return: 0, or a negative errno: -EBADF, -EINVAL (not a regular file,
+ * shorter than @min_len), -EPERM (not sealed against shrinking and not
+ * trusted), or what dup() or mmap() failed with.
+ *
+ * Concurrency: any thread, on its own @block.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_block_attach_fd(struct kfifo_block *block,
+						      int fd, size_t min_len,
+						      unsigned int flags);
+
+/**
+ * kfifo_block_is_sealed - whether nobody can shrink @block under us
+ * @block: a block from one of the calls above
+ *
+ * Return: 1 if the block is a file sealed against shrinking, else 0 (a
+ * named block, a trusted unsealed descriptor, an empty block).
+ */
+KFIFO_API KFIFO__MUST_CHECK int
+kfifo_block_is_sealed(const struct kfifo_block *block);
+
+/**
+ * kfifo_block_close - unmap @block and close its descriptor
+ * @block: a block, or an empty one (then nothing happens)
+ *
+ * Leaves an empty block.  A named block's name stays (kfifo_block_unlink()
+ * removes it); a memfd goes when its last descriptor and mapping do.
+ * Close a fifo's handle on the block (kfifo_free()) first: after this call
+ * its memory is gone.
+ *
+ * Concurrency: not while anyone else in this process uses the mapping.
+ */
+KFIFO_API void kfifo_block_close(struct kfifo_block *block);
+
+/**
+ * kfifo_block_unlink - remove the name of a named block
+ * @name: the name, as kfifo_block_create() took it
+ *
+ * The mappings and descriptors that exist stay valid; the name can no
+ * longer be opened, and the memory goes when the last of them does.  Only
+ * the creator should call it, once: the name may be taken again after.
+ *
+ * Return: 0, or a negative errno: -ENOENT (no such name), -EINVAL (a bad
+ * name), -ENAMETOOLONG, or what shm_unlink() failed with.
+ *
+ * Concurrency: any thread.
+ */
+KFIFO_API KFIFO__MUST_CHECK int kfifo_block_unlink(const char *name);
+
 /* ---- many producers, many consumers ------------------------------------ */
 
 /*

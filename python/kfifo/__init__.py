@@ -33,6 +33,7 @@ from typing import Literal, Optional, Type
 from kfifo._kfifo import GIL_THRESHOLD, Empty, Full, Kfifo, Notifier, SpinLock
 from kfifo._kfifo import VERSION as __version__
 from kfifo.elements import ElementKfifo
+from kfifo import _shm  # noqa: F401 (hands shared blocks' Python half to the extension)
 
 __all__ = ["Kfifo", "Notifier", "SpinLock", "Empty", "Full", "freeing", "GIL_THRESHOLD", "__version__",
            "ElementKfifo"]
