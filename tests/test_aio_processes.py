@@ -133,19 +133,26 @@ def test_the_anyio_example_runs_on_asyncio_and_trio():
 
 def test_asyncio_service_example_consumes_frames_and_stops_on_sigterm():
     import signal
-    import time
 
     proc = subprocess.Popen([sys.executable, str(ROOT / "examples" / "asyncio_service.py"), "--frames", "200"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert "200 frames" in out and "producer finished" in out, out
-    # a service with an endless producer stops cleanly on SIGTERM
+    # a service with an endless producer stops cleanly on SIGTERM; signalled
+    # once it says it meters (its handlers are installed by then), not after
+    # a fixed sleep, which a busy machine outlasts
     proc = subprocess.Popen([sys.executable, str(ROOT / "examples" / "asyncio_service.py")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=60)
+    try:
+        first = proc.stdout.readline()
+        assert first == "metering frames (Ctrl-C or SIGTERM stops)\n", (first, proc.stderr.read())
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     assert proc.returncode == 0, err
     assert "stopped by SIGTERM" in out, out
     assert err == "", err
