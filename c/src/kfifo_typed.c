@@ -80,10 +80,18 @@ kfifo__copy_out_elem(struct kfifo *fifo, unsigned int idx, void *to,
 		kfifo__copy_out_elem_wrap(fifo, off, to, n, esize);
 }
 
-unsigned int kfifo__in_elem(struct kfifo *fifo, const void *from,
-			    unsigned int n, size_t esize)
+/*
+ * The element calls are written once and compiled twice, as the byte
+ * calls are (kfifo_kind.h): in line for an ordinary fifo of one producer
+ * and one consumer, and out of line, with the side's lock held, for a fifo
+ * with a many mode (or a handle).  Without the lock, two producers read
+ * the same @in and store into the same slots.
+ */
+KFIFO__INLINE unsigned int kfifo__in_elem_impl(struct kfifo *fifo,
+					       const void *from, unsigned int n,
+					       size_t esize,
+					       enum kfifo__kind kind)
 {
-	enum kfifo__kind kind = kfifo__kind(fifo);
 	unsigned int in = kfifo__own_in(fifo, kind);
 	unsigned int avail = kfifo__avail_for(fifo, in, n, kind);
 
@@ -95,10 +103,10 @@ unsigned int kfifo__in_elem(struct kfifo *fifo, const void *from,
 	return kfifo__publish_in(fifo, in + n, kind, n);
 }
 
-unsigned int kfifo__out_elem(struct kfifo *fifo, void *to, unsigned int n,
-			     size_t esize)
+KFIFO__INLINE unsigned int kfifo__out_elem_impl(struct kfifo *fifo, void *to,
+						unsigned int n, size_t esize,
+						enum kfifo__kind kind)
 {
-	enum kfifo__kind kind = kfifo__kind(fifo);
 	unsigned int out = kfifo__own_out(fifo, kind);
 	unsigned int len = kfifo__len_for(fifo, out, n, kind);
 
@@ -108,6 +116,27 @@ unsigned int kfifo__out_elem(struct kfifo *fifo, void *to, unsigned int n,
 		return 0;
 	kfifo__copy_out_elem(fifo, out, to, n, esize);
 	return kfifo__publish_out(fifo, out + n, kind, n);
+}
+
+KFIFO__HANDLE_INSTANCE(KFIFO__IN_SIDE, 0, unsigned int, kfifo__in_elem_impl,
+		       (struct kfifo *fifo, const void *from, unsigned int n,
+			size_t esize),
+		       fifo, from, n, esize)
+KFIFO__HANDLE_INSTANCE(KFIFO__OUT_SIDE, 0, unsigned int, kfifo__out_elem_impl,
+		       (struct kfifo *fifo, void *to, unsigned int n,
+			size_t esize),
+		       fifo, to, n, esize)
+
+unsigned int kfifo__in_elem(struct kfifo *fifo, const void *from,
+			    unsigned int n, size_t esize)
+{
+	return KFIFO__BY_KIND(fifo, kfifo__in_elem_impl, fifo, from, n, esize);
+}
+
+unsigned int kfifo__out_elem(struct kfifo *fifo, void *to, unsigned int n,
+			     size_t esize)
+{
+	return KFIFO__BY_KIND(fifo, kfifo__out_elem_impl, fifo, to, n, esize);
 }
 
 unsigned int kfifo__out_peek_elem(struct kfifo *fifo, void *to,

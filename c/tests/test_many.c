@@ -2,7 +2,8 @@
 /*
  * test_many.c - fifos with many producers and many consumers (kfifo.h,
  * "many producers, many consumers"): the mode API, streams of records
- * tagged (producer, sequence) through threads and fork()ed processes,
+ * tagged (producer, sequence) through threads and fork()ed processes, and
+ * of elements through the typed API's calls;
  * checked for exactly once, per-producer order and whole records; a lock
  * holder killed with SIGKILL at chosen and at arbitrary points; fork()
  * while a lock is held; a peer scribbling the lock and claim words; the
@@ -317,6 +318,155 @@ static void test_threads_shared(void)
 		  0);
 	run_threads(&h, 3, 3, 3000);
 	munmap(mem, len);
+}
+
+/* ---- the typed API ------------------------------------------------------ */
+
+/* A fifo of elements of mainline's typed API (kfifo_typed.c): a record
+ * and bytes that make its copy long enough for a race to show. */
+struct elem {
+	struct rec r;
+	uint32_t fill[13];
+};
+typedef STRUCT_KFIFO_PTR(struct elem) rec_fifo;
+
+struct typed_arg {
+	rec_fifo *f;
+	struct seen *s;
+	uint32_t id, per;
+	int how;
+	unsigned int bad_peeks;
+	pthread_barrier_t *start; /* the threads of a side start together */
+};
+
+static struct elem elem_of(uint32_t p, uint32_t q)
+{
+	struct elem e = { { p, q, check_of(p, q) }, { 0 } };
+
+	return e;
+}
+
+/* how 0: kfifo_put(), one element a call; 1: kfifo_in() of two */
+static void *typed_producer(void *a)
+{
+	struct typed_arg *t = a;
+	struct elem e[2];
+	uint32_t q = 0, k, stored;
+
+	pthread_barrier_wait(t->start);
+	while (q < t->per) {
+		k = t->how == 1 && q + 1 < t->per ? 2 : 1;
+		e[0] = elem_of(t->id, q);
+		e[1] = elem_of(t->id, q + 1);
+		stored = k == 1 ? kfifo_put(t->f, e[0]) : kfifo_in(t->f, e, k);
+		q += stored;
+		if (stored == 0)
+			sched_yield();
+	}
+	return NULL;
+}
+
+/* how 0: kfifo_get(); 1: kfifo_out() of up to two; 2: kfifo_peek() (the
+ * element seen must be whole), then kfifo_get() */
+static void *typed_consumer(void *a)
+{
+	struct typed_arg *t = a;
+	long long last[MAXP];
+	struct elem e[2], p;
+	unsigned int i, n;
+
+	for (i = 0; i < MAXP; i++)
+		last[i] = -1;
+	pthread_barrier_wait(t->start);
+	for (;;) {
+		if (t->how == 2 && kfifo_peek(t->f, &p) == 1 &&
+		    p.r.check != check_of(p.r.producer, p.r.seq))
+			t->bad_peeks++;
+		n = t->how == 1 ? kfifo_out(t->f, e, 2) : kfifo_get(t->f, e);
+		for (i = 0; i < n; i++)
+			note(t->s, &e[i].r, last);
+		if (n > 0)
+			continue;
+		if (kfifo_is_closed(&t->f->kfifo) && kfifo_is_empty(t->f))
+			return NULL;
+		(void)!kfifo_wait_len(&t->f->kfifo, 1, 1000000);
+	}
+}
+
+static void start_typed(pthread_t *th, struct typed_arg *a, unsigned int n,
+			void *(*fn)(void *))
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		CHECK_INT(pthread_create(&th[i], NULL, fn, &a[i]), 0);
+}
+
+static void join_typed(pthread_t *th, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+}
+
+/* Several threads on each side of an element fifo of many producers and
+ * many consumers, with the element calls (put, in, get, out, peek): every
+ * element taken once, whole, each producer's in order.  Odd rounds run the
+ * sides one after the other, each thread long enough to outlast a time
+ * slice, through a fifo that holds everything: the producers (then the
+ * consumers) then meet each other on both cores all the time, not only
+ * when the other side let them on. */
+static void test_typed_many(void)
+{
+	enum { NP = 3, NC = 3, ROUNDS = 6 };
+	rec_fifo f;
+	struct seen *s = malloc(sizeof(*s));
+	pthread_t pt[NP], ct[NC];
+	pthread_barrier_t pb, cb;
+	struct typed_arg pa[NP], ca[NC];
+	unsigned int i, round, bad_peeks, apart, per;
+
+	CHECK_INT(pthread_barrier_init(&pb, NULL, NP), 0);
+	CHECK_INT(pthread_barrier_init(&cb, NULL, NC), 0);
+	for (round = 0; round < ROUNDS; round++) {
+		apart = round & 1;
+		per = apart ? 30000 : 3000;
+		memset(s, 0, sizeof(*s));
+		CHECK_INT(kfifo_alloc(&f, apart ? NP * per : 8, KFIFO_GFP_KERNEL),
+			  0);
+		CHECK_INT(kfifo_set_mode(&f.kfifo, KFIFO_MANY_PRODUCERS |
+							   KFIFO_MANY_CONSUMERS),
+			  0);
+		for (i = 0; i < NC; i++)
+			ca[i] = (struct typed_arg){ &f, s, i, per, (int)(i % 3),
+						    0, &cb };
+		for (i = 0; i < NP; i++)
+			pa[i] = (struct typed_arg){ &f, s, i, per, (int)(i & 1),
+						    0, &pb };
+		if (!apart)
+			start_typed(ct, ca, NC, typed_consumer);
+		start_typed(pt, pa, NP, typed_producer);
+		join_typed(pt, NP);
+		kfifo_close(&f.kfifo);
+		if (apart)
+			start_typed(ct, ca, NC, typed_consumer);
+		join_typed(ct, NC);
+		for (i = 0, bad_peeks = 0; i < NC; i++)
+			bad_peeks += ca[i].bad_peeks;
+		th_context("round %u", round);
+		CHECK_UINT(s->items, NP * per);
+		CHECK_UINT(s->dups, 0);
+		CHECK_UINT(s->disorder, 0);
+		CHECK_UINT(s->bad, 0);
+		CHECK_UINT(missing(s, NP, per), 0);
+		CHECK_UINT(bad_peeks, 0);
+		CHECK(kfifo_valid(&f.kfifo));
+		kfifo_free(&f);
+	}
+	pthread_barrier_destroy(&pb);
+	pthread_barrier_destroy(&cb);
+	free(s);
 }
 
 /* ---- processes ---------------------------------------------------------- */
@@ -691,6 +841,7 @@ int main(void)
 	RUN_TEST(test_mode_api);
 	RUN_TEST(test_threads_ordinary);
 	RUN_TEST(test_threads_shared);
+	RUN_TEST(test_typed_many);
 	RUN_TEST(test_processes);
 	RUN_TEST(test_holder_killed_at_a_chosen_point);
 	RUN_TEST(test_holders_killed_anywhere);
