@@ -3,7 +3,7 @@
  * test_many.c - fifos with many producers and many consumers (kfifo.h,
  * "many producers, many consumers"): the mode API, streams of records
  * tagged (producer, sequence) through threads and fork()ed processes, and
- * of elements through the typed API's calls;
+ * of elements through the typed API's calls; peeks beside a take;
  * checked for exactly once, per-producer order and whole records; a lock
  * holder killed with SIGKILL at chosen and at arbitrary points; fork()
  * while a lock is held; a peer scribbling the lock and claim words; the
@@ -469,6 +469,331 @@ static void test_typed_many(void)
 	free(s);
 }
 
+/* ---- peeks with many consumers ------------------------------------------ */
+
+/* A peek is the consumer side's: with many consumers it holds their lock,
+ * so what it sees is a whole record that no other consumer is taking at
+ * that moment (it may be gone when the peeker comes to take it). */
+struct peek_arg {
+	struct kfifo *f;
+	struct seen *s;
+	int how;
+	unsigned int peeks, bad_peeks;
+	pthread_barrier_t *start;
+};
+
+#define PEEK_FIFO 4096u
+
+/* Whether the @n bytes at @b are whole records of the stream, back to
+ * back (the last one may be cut by @n). */
+static int whole_records(const unsigned char *b, unsigned int n)
+{
+	struct rec r;
+	unsigned int pos;
+
+	for (pos = 0; pos + 1 + sizeof(r) <= n; pos += 1 + sizeof(r)) {
+		memcpy(&r, b + pos + 1, sizeof(r));
+		if (b[pos] != sizeof(r) || r.check != check_of(r.producer, r.seq))
+			return 0;
+	}
+	return 1;
+}
+
+/* One peek: the byte call over all that is stored (0), kfifo_peek_rec()
+ * and the byte call (1), the typed record calls kfifo_peek_len() and
+ * kfifo_out_peek() (2).  1 if what it saw is whole (or nothing), else 0.
+ * The long copies of 0 and 1 give a peek that is preempted half way
+ * every chance to see a producer's new bytes over the part it had not
+ * copied yet, had another consumer taken it meanwhile. */
+static int peek_whole(struct kfifo *f, int how)
+{
+	struct kfifo_rec_ptr_1 *rf = (struct kfifo_rec_ptr_1 *)(void *)f;
+	unsigned char b[PEEK_FIFO];
+	struct rec r;
+	unsigned int l;
+
+	if (how == 2) {
+		l = kfifo_peek_len(rf);
+		if (l != 0 && l != sizeof(r))
+			return 0;
+		l = kfifo_out_peek(rf, &r, sizeof(r));
+		return l == 0 ||
+		       (l == sizeof(r) && r.check == check_of(r.producer, r.seq));
+	}
+	if (how == 1) {
+		l = kfifo_peek_rec(f, 1);
+		if (l != 0 && l != sizeof(r))
+			return 0;
+	}
+	return whole_records(b, kfifo_out_peek(f, b, sizeof(b), 0));
+}
+
+static void *peek_consumer(void *a)
+{
+	struct peek_arg *t = a;
+	long long last[MAXP];
+	struct rec r;
+	unsigned int i;
+
+	for (i = 0; i < MAXP; i++)
+		last[i] = -1;
+	pthread_barrier_wait(t->start);
+	for (;;) {
+		t->peeks++;
+		if (!peek_whole(t->f, t->how))
+			t->bad_peeks++;
+		if (take_rec(t->f, &r)) {
+			note(t->s, &r, last);
+			continue;
+		}
+		if (kfifo_is_closed(t->f) && kfifo_is_empty(t->f))
+			return NULL;
+		(void)!kfifo_wait_len(t->f, 1, 1000000);
+	}
+}
+
+/* A producer that starts with the consumers (a barrier). */
+struct started_producer {
+	struct targ t;
+	pthread_barrier_t *start;
+};
+
+static void *started_producer_thread(void *a)
+{
+	struct started_producer *p = a;
+
+	pthread_barrier_wait(p->start);
+	produce(p->t.f, p->t.id, p->t.per, p->t.how);
+	return NULL;
+}
+
+/* Consumers that peek before each take, with producers: every peek must
+ * see whole records.  Each thread runs for several time slices, so that
+ * peeks are preempted at every point. */
+static void test_peeks_many_consumers(void)
+{
+	enum { NP = 2, NC = 3, PER = 10000, ROUNDS = 2 };
+	struct kfifo f;
+	struct seen *s = malloc(sizeof(*s));
+	pthread_t pt[NP], ct[NC];
+	pthread_barrier_t start;
+	struct started_producer pa[NP];
+	struct peek_arg ca[NC];
+	unsigned int i, round, peeks, bad_peeks;
+
+	for (round = 0; round < ROUNDS; round++) {
+		memset(s, 0, sizeof(*s));
+		peeks = bad_peeks = 0;
+		CHECK_INT(pthread_barrier_init(&start, NULL, NP + NC), 0);
+		CHECK_INT(kfifo_alloc(&f, PEEK_FIFO, KFIFO_GFP_KERNEL), 0);
+		CHECK_INT(kfifo_set_mode(&f, KFIFO_MANY_PRODUCERS |
+						     KFIFO_MANY_CONSUMERS),
+			  0);
+		for (i = 0; i < NC; i++) {
+			ca[i] = (struct peek_arg){ &f, s, (int)i, 0, 0, &start };
+			CHECK_INT(pthread_create(&ct[i], NULL, peek_consumer,
+						 &ca[i]),
+				  0);
+		}
+		for (i = 0; i < NP; i++) {
+			pa[i] = (struct started_producer){ { &f, s, i, PER, 0 },
+							   &start };
+			CHECK_INT(pthread_create(&pt[i], NULL,
+						 started_producer_thread, &pa[i]),
+				  0);
+		}
+		for (i = 0; i < NP; i++)
+			pthread_join(pt[i], NULL);
+		kfifo_close(&f);
+		for (i = 0; i < NC; i++) {
+			pthread_join(ct[i], NULL);
+			peeks += ca[i].peeks;
+			bad_peeks += ca[i].bad_peeks;
+		}
+		pthread_barrier_destroy(&start);
+		th_context("round %u, %u peeks", round, peeks);
+		CHECK_UINT(s->items, NP * PER);
+		CHECK_UINT(s->dups, 0);
+		CHECK_UINT(s->disorder, 0);
+		CHECK_UINT(s->bad, 0);
+		CHECK_UINT(missing(s, NP, PER), 0);
+		CHECK_UINT(bad_peeks, 0);
+		CHECK(kfifo_valid(&f));
+		kfifo_free(&f);
+	}
+	free(s);
+}
+
+/*
+ * A peek beside a consumer half way through a take: the taker holds the
+ * consumers' lock (kfifo_out_lock(), as every take does for its length)
+ * and takes the first record only once the peeker has either returned or
+ * is waiting for that lock (the lock word's sleepers bit): no timing.  A
+ * peek that holds the lock sees the record after it; one that does not
+ * saw the record being taken.
+ */
+#define LOCK_SLEEPERS 0x80000000u /* kfifo_lock.c */
+
+struct half_take {
+	struct kfifo *f; /* the record fifo (recsize 1) */
+	rec_fifo *ef;    /* the element fifo */
+	int how, locked, done;
+	unsigned int seen; /* the length (seq) of the first record seen */
+};
+
+static void *half_taker(void *a)
+{
+	struct half_take *h = a;
+	struct kfifo *k = h->how >= 5 ? &h->ef->kfifo : h->f;
+	struct elem e;
+	struct rec r;
+
+	if (kfifo_out_lock(k) != 0)
+		return NULL;
+	__atomic_store_n(&h->locked, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&h->done, __ATOMIC_ACQUIRE) &&
+	       !(__atomic_load_n(&k->kfifo__out_lock, __ATOMIC_RELAXED) &
+		 LOCK_SLEEPERS))
+		sched_yield();
+	if (h->how >= 5)
+		(void)!kfifo_get(h->ef, &e);
+	else
+		(void)!take_rec(h->f, &r);
+	kfifo_out_unlock(k);
+	return NULL;
+}
+
+/* Each peek call: what it tells of the first record (its length, or for
+ * the element fifo its sequence number or offset), ~0u if nothing. */
+static void *peeker(void *a)
+{
+	struct half_take *h = a;
+	struct kfifo_rec_ptr_1 *rf = (struct kfifo_rec_ptr_1 *)(void *)h->f;
+	unsigned char b[64];
+	struct elem e[2];
+	unsigned int n = ~0u, tail = ~0u;
+
+	switch (h->how) {
+	case 0:
+		n = kfifo_out_peek(h->f, b, sizeof(b), 0) ? b[0] : ~0u;
+		break;
+	case 1:
+		n = kfifo_peek_rec(h->f, 1);
+		break;
+	case 2:
+		n = kfifo_peek_len(rf);
+		break;
+	case 3:
+		n = kfifo_out_peek(rf, b, sizeof(b));
+		break;
+	case 4:
+		n = kfifo_out_linear(rf, &tail, sizeof(b));
+		break;
+	case 5:
+		n = kfifo_peek(h->ef, e) ? e[0].r.seq : ~0u;
+		break;
+	case 6:
+		n = kfifo_out_peek(h->ef, e, 2) ? e[0].r.seq : ~0u;
+		break;
+	default:
+		n = kfifo_out_linear(h->ef, &tail, 2) ? tail : ~0u;
+		break;
+	}
+	h->seen = n;
+	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_peek_waits_for_a_take_in_progress(void)
+{
+	struct kfifo f;
+	rec_fifo ef;
+	struct rec r0 = { 1, 0, 0 };
+	struct elem e;
+	struct half_take h;
+	pthread_t taker, peek;
+	int how;
+
+	CHECK_INT(kfifo_alloc(&f, 64, KFIFO_GFP_KERNEL), 0);
+	CHECK_INT(kfifo_set_mode(&f, KFIFO_MANY_CONSUMERS), 0);
+	CHECK_INT(kfifo_alloc(&ef, 8, KFIFO_GFP_KERNEL), 0);
+	CHECK_INT(kfifo_set_mode(&ef.kfifo, KFIFO_MANY_CONSUMERS), 0);
+	for (how = 0; how < 8; how++) {
+		th_context("peek %d", how);
+		kfifo_reset(&f);
+		kfifo_reset(&ef);
+		/* the record being taken is 12 bytes long, the next 5 */
+		CHECK_UINT(kfifo_in_rec(&f, &r0, sizeof(r0), 1), 0);
+		CHECK_UINT(kfifo_in_rec(&f, "later", 5, 1), 0);
+		e = elem_of(1, 0);
+		CHECK_UINT(kfifo_put(&ef, e), 1);
+		e = elem_of(1, 1);
+		CHECK_UINT(kfifo_put(&ef, e), 1);
+		h = (struct half_take){ &f, &ef, how, 0, 0, 0 };
+		CHECK_INT(pthread_create(&taker, NULL, half_taker, &h), 0);
+		while (!__atomic_load_n(&h.locked, __ATOMIC_ACQUIRE))
+			sched_yield();
+		CHECK_INT(pthread_create(&peek, NULL, peeker, &h), 0);
+		pthread_join(peek, NULL);
+		pthread_join(taker, NULL);
+		/* the next record: 5 bytes, sequence 1, offset 1 */
+		CHECK_UINT(h.seen, how < 5 ? 5 : 1);
+		CHECK_UINT(f.kfifo__out_lock, 0);
+		CHECK_UINT(ef.kfifo.kfifo__out_lock, 0);
+	}
+	kfifo_free(&f);
+	kfifo_free(&ef);
+}
+
+/* The typed API's zero-copy calls (kfifo_dma_*) keep the side, in a many
+ * mode, from the prepare that returned entries to its finish, as
+ * kfifo_*_prepare() do, and give it back there. */
+static void test_typed_dma_keeps_the_side_until_finish(void)
+{
+	struct kfifo f;
+	struct kfifo_rec_ptr_1 *rf = (struct kfifo_rec_ptr_1 *)(void *)&f;
+	rec_fifo ef;
+	struct scatterlist sg[2];
+	struct elem e = elem_of(2, 7), got;
+
+	CHECK_INT(kfifo_alloc(&f, 64, KFIFO_GFP_KERNEL), 0);
+	CHECK_INT(kfifo_set_mode(&f, KFIFO_MANY_PRODUCERS | KFIFO_MANY_CONSUMERS),
+		  0);
+	sg_init_table(sg, 2);
+	CHECK_UINT(kfifo_dma_in_prepare(rf, sg, 2, 5), 1);
+	CHECK(f.kfifo__in_lock != 0);
+	memcpy(sg_virt(&sg[0]), "hello", 5);
+	kfifo_dma_in_finish(rf, 5);
+	CHECK_UINT(f.kfifo__in_lock, 0);
+	CHECK_UINT(kfifo_peek_rec(&f, 1), 5);
+	CHECK_UINT(kfifo_dma_out_prepare(rf, sg, 2, 5), 1);
+	CHECK(f.kfifo__out_lock != 0);
+	CHECK_MEM(sg_virt(&sg[0]), "hello", 5);
+	kfifo_dma_out_finish(rf, 5);
+	CHECK_UINT(f.kfifo__out_lock, 0);
+	CHECK_UINT(f.kfifo__out_hold, 0);
+	CHECK(kfifo_is_empty(&f));
+	kfifo_free(&f);
+
+	CHECK_INT(kfifo_alloc(&ef, 8, KFIFO_GFP_KERNEL), 0);
+	CHECK_INT(kfifo_set_mode(&ef.kfifo, KFIFO_MANY_PRODUCERS |
+						    KFIFO_MANY_CONSUMERS),
+		  0);
+	CHECK_UINT(kfifo_dma_in_prepare(&ef, sg, 2, 1), 1);
+	CHECK(ef.kfifo.kfifo__in_lock != 0);
+	memcpy(sg_virt(&sg[0]), &e, sizeof(e));
+	kfifo_dma_in_finish(&ef, sizeof(e));
+	CHECK_UINT(ef.kfifo.kfifo__in_lock, 0);
+	CHECK_UINT(kfifo_dma_out_prepare(&ef, sg, 2, 1), 1);
+	CHECK(ef.kfifo.kfifo__out_lock != 0);
+	memcpy(&got, sg_virt(&sg[0]), sizeof(got));
+	CHECK_UINT(got.r.seq, 7);
+	kfifo_dma_out_finish(&ef, sizeof(got));
+	CHECK_UINT(ef.kfifo.kfifo__out_lock, 0);
+	CHECK(kfifo_is_empty(&ef));
+	kfifo_free(&ef);
+}
+
 /* ---- processes ---------------------------------------------------------- */
 
 static void test_processes(void)
@@ -842,6 +1167,9 @@ int main(void)
 	RUN_TEST(test_threads_ordinary);
 	RUN_TEST(test_threads_shared);
 	RUN_TEST(test_typed_many);
+	RUN_TEST(test_peeks_many_consumers);
+	RUN_TEST(test_peek_waits_for_a_take_in_progress);
+	RUN_TEST(test_typed_dma_keeps_the_side_until_finish);
 	RUN_TEST(test_processes);
 	RUN_TEST(test_holder_killed_at_a_chosen_point);
 	RUN_TEST(test_holders_killed_anywhere);
