@@ -236,7 +236,7 @@ unsigned int kfifo__prepare_elem(struct kfifo *fifo, struct kfifo_region r[2],
 		return 0;
 	}
 	n = kfifo__prepare_elem_held(fifo, r, n, esize, in_side);
-	if (n > 0)
+	if (n > 0 && (fifo->flags & kfifo__many_flag(side)))
 		kfifo__side_keep(fifo, side);
 	kfifo__side_unhold(fifo, side);
 	return n;
@@ -474,6 +474,7 @@ void kfifo__dma_out_finish_r(struct kfifo *fifo, unsigned int recsize)
 	if (kfifo__side_hold(fifo, KFIFO__OUT_SIDE) != 0)
 		return;
 	kfifo_skip_rec(fifo, recsize);
-	(void)kfifo_out_finish(fifo, 0);
+	if (fifo->flags & KFIFO__MANY_OUT)
+		(void)kfifo_out_finish(fifo, 0);
 	kfifo__side_unhold(fifo, KFIFO__OUT_SIDE);
 }
