@@ -21,6 +21,7 @@ import shutil
 import struct
 import subprocess
 import tempfile
+import threading
 
 import pytest
 from hypothesis import given, settings
@@ -489,3 +490,68 @@ def test_leaving_with_closes_then_frees_and_on_an_exception_too():
     with h:
         h.free()  # freed inside the block: leaving does not close a freed fifo
     assert calls == ["free", "free"] and inner.is_freed()
+
+
+def _check_of(producer: int, seq: int) -> int:
+    return (producer * 40503 + seq * 2654435761) & 0xFFFF
+
+
+@pytest.mark.parametrize("store", ["put", "in_", "in_bytes"])
+def test_producer_threads_store_whole_elements_within_the_size(store):
+    """Two producer threads and one consumer thread: every element arrives
+    once, whole, in its producer's order, and the fifo never holds more
+    than its size.  The elements are longer than ``kfifo.GIL_THRESHOLD``,
+    so each store copies without the GIL: a producer that checked the room
+    in one call and stored in another was let in between by the other
+    producer's copy, stored a third element into the byte fifo (which
+    holds 262144 bytes for 2 elements of 70000), then only the part of one
+    that fit.  Nothing depends on time."""
+    itemsize, per, producers = 70000, 100, 2
+    assert itemsize >= kfifo.GIL_THRESHOLD
+    f = ElementKfifo(2, itemsize)
+    head = struct.Struct("<HHH")
+    stop = threading.Event()  # a broken stream ends the test early
+
+    def element(p: int, seq: int) -> bytes:
+        return head.pack(p, seq, _check_of(p, seq)).ljust(itemsize, bytes([p + 1]))
+
+    def store_one(data: bytes) -> int:
+        if store == "put":
+            return f.put(data)
+        if store == "in_":
+            return f.in_([data])
+        return f.in_bytes(data)
+
+    def produce(p: int) -> None:
+        for seq in range(per):
+            data = element(p, seq)
+            while store_one(data) == 0:
+                if stop.is_set():
+                    return
+
+    threads = [threading.Thread(target=produce, args=(p,)) for p in range(producers)]
+    for t in threads:
+        t.start()
+    last = [-1] * producers
+    seen, over, bad = 0, 0, 0
+    while bad <= 10:
+        if f.len() > f.size():
+            over += 1
+        data = f.get()
+        if data is None:
+            if not any(t.is_alive() for t in threads) and f.len() == 0:
+                break
+            continue
+        p, seq, check = head.unpack_from(data)
+        if (p >= producers or check != _check_of(p, seq) or seq <= last[p]
+                or data != element(p, seq)):
+            bad += 1
+            continue
+        last[p] = seq
+        seen += 1
+    stop.set()
+    for t in threads:
+        t.join()
+    assert (bad, over) == (0, 0)
+    assert seen == producers * per and last == [per - 1] * producers
+    assert f._fifo.len() == 0  # no piece of an element left behind

@@ -401,7 +401,8 @@ KFIFO_API unsigned int kfifo_out(struct kfifo *fifo, void *to, unsigned int n);
  *
  * Return: the number of bytes copied.
  *
- * Concurrency: consumer side.
+ * Concurrency: consumer side; with many consumers it holds their lock, so
+ * the bytes it copies are not being taken meanwhile.
  */
 KFIFO_API KFIFO__MUST_CHECK unsigned int
 kfifo_out_peek(struct kfifo *fifo, void *to, unsigned int n,
@@ -827,7 +828,8 @@ kfifo_to_user_rec(struct kfifo *fifo, void *to, unsigned int n,
  * fewer than @recsize bytes or @recsize is not 0, 1 or 2; kfifo_len() for
  * @recsize 0.
  *
- * Concurrency: consumer side.
+ * Concurrency: consumer side; with many consumers it holds their lock, so
+ * the header it reads is not that of a record being taken.
  */
 static inline KFIFO__MUST_CHECK unsigned int
 kfifo_peek_rec(struct kfifo *fifo, unsigned int recsize)
@@ -1421,9 +1423,14 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_block_unlink(const char *name);
  * use it at the same time: one of each (0, the default, lock-free), or
  * many on a side (KFIFO_MANY_PRODUCERS, KFIFO_MANY_CONSUMERS, or both).
  * On a side that has many, every call that moves that side's index (the
- * byte, record and zero-copy calls, kfifo_skip(), kfifo_reset_out())
- * takes that side's lock for its duration, kfifo_*_prepare() to the
- * matching kfifo_*_finish() included; the other side stays lock-free.
+ * byte, record and zero-copy calls, kfifo_skip(), kfifo_reset_out(), and
+ * the typed API's element, record and kfifo_dma_* calls) takes that side's
+ * lock for its duration, kfifo_*_prepare() to the matching
+ * kfifo_*_finish() included; so do the calls that read the consumer side
+ * without moving it (kfifo_out_peek(), kfifo_peek_rec(), the typed
+ * kfifo_peek(), kfifo_out_peek(), kfifo_peek_len() and kfifo_out_linear()),
+ * which then never see a record another consumer is taking.  The other
+ * side stays lock-free.
  * What is guaranteed then: every byte and record is taken once, each
  * producer's records stay in its order, a record is never split or
  * interleaved with another.
@@ -1808,6 +1815,8 @@ KFIFO_API unsigned int kfifo__dma_out_prepare_r(struct kfifo *fifo,
 						struct kfifo_region r[2],
 						unsigned int n,
 						unsigned int recsize);
+KFIFO_API void kfifo__dma_out_finish_r(struct kfifo *fifo,
+				       unsigned int recsize);
 
 #if defined(__GNUC__) && !defined(__cplusplus) &&                              \
 	!defined(KFIFO__LIBRARY_BUILD)
@@ -2220,7 +2229,7 @@ static inline void kfifo__t_dma_finish(struct kfifo *k, unsigned int len,
 	if (recsize && in_side)
 		kfifo__dma_in_finish_r(k, len, recsize);
 	else if (recsize)
-		kfifo_skip_rec(k, recsize);
+		kfifo__dma_out_finish_r(k, recsize);
 	else if (in_side)
 		kfifo_in_finish(k, len / esize);
 	else

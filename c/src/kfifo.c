@@ -269,8 +269,8 @@ unsigned int kfifo_out(struct kfifo *fifo, void *to, unsigned int n)
 	return KFIFO__BY_KIND(fifo, kfifo__out_impl, fifo, to, n);
 }
 
-unsigned int kfifo_out_peek(struct kfifo *fifo, void *to, unsigned int n,
-			    unsigned int offset)
+static unsigned int kfifo__out_peek_held(struct kfifo *fifo, void *to,
+					 unsigned int n, unsigned int offset)
 {
 	enum kfifo__kind kind = kfifo__kind(fifo);
 	unsigned int out = kfifo__own_out(fifo, kind);
@@ -284,6 +284,18 @@ unsigned int kfifo_out_peek(struct kfifo *fifo, void *to, unsigned int n,
 	if (n > 0)
 		kfifo__copy_out(fifo, out + offset, to, n);
 	return n;
+}
+
+unsigned int kfifo_out_peek(struct kfifo *fifo, void *to, unsigned int n,
+			    unsigned int offset)
+{
+	unsigned int r;
+
+	if (kfifo__side_hold(fifo, KFIFO__OUT_SIDE) != 0)
+		return 0;
+	r = kfifo__out_peek_held(fifo, to, n, offset);
+	kfifo__side_unhold(fifo, KFIFO__OUT_SIDE);
+	return r;
 }
 
 unsigned int kfifo_from_user(struct kfifo *fifo, const void *from,

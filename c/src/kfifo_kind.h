@@ -84,6 +84,36 @@ void kfifo__side_leave(struct kfifo *fifo, enum kfifo__side side);
  * matching kfifo_*_finish() leaves it. */
 void kfifo__side_keep(struct kfifo *fifo, enum kfifo__side side);
 void kfifo__side_finish(struct kfifo *fifo, enum kfifo__side side);
+/*
+ * Hold @side, in a many mode on it, across a call that reads its state
+ * without moving its index (a peek), or across a sequence of calls that
+ * must see one state of it (a length read, then a take): its lock, taken
+ * again, nested, by the calls inside.  With one on that side it takes
+ * nothing and claims nothing, and costs a test of @flags.  Otherwise a
+ * peek beside another thread's take reads a record that thread is taking
+ * and, once the space is reused, a producer's new bytes over it; and it
+ * writes the consumer's index cache (kfifo_index.h) under the holder.
+ * kfifo__side_hold() fails only on a handle whose lock a live peer keeps
+ * (errno says why): the call then reports nothing.
+ */
+KFIFO__INLINE unsigned int kfifo__many_flag(enum kfifo__side side)
+{
+	return side == KFIFO__IN_SIDE ? KFIFO__MANY_IN : KFIFO__MANY_OUT;
+}
+
+KFIFO__INLINE int kfifo__side_hold(struct kfifo *fifo, enum kfifo__side side)
+{
+	if (__builtin_expect(!(fifo->flags & kfifo__many_flag(side)), 1))
+		return 0;
+	return kfifo__side_enter(fifo, side);
+}
+
+KFIFO__INLINE void kfifo__side_unhold(struct kfifo *fifo, enum kfifo__side side)
+{
+	if (__builtin_expect((fifo->flags & kfifo__many_flag(side)) != 0, 0))
+		kfifo__side_leave(fifo, side);
+}
+
 /* KFIFO_LOCK_PATIENCE_MS, a variable that tests shorten */
 extern unsigned int kfifo__lock_patience_ms;
 

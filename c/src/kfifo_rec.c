@@ -262,13 +262,12 @@ unsigned int kfifo__out_rec_len(struct kfifo *fifo, void *to, unsigned int n,
 	return kfifo__out_rec_len_slow(fifo, to, n, recsize);
 }
 
-unsigned int kfifo__peek_rec_generic(struct kfifo *fifo, unsigned int recsize)
+static unsigned int kfifo__peek_rec_held(struct kfifo *fifo,
+					 unsigned int recsize)
 {
 	enum kfifo__kind kind = kfifo__kind(fifo);
 	unsigned int out, used;
 
-	if (recsize > 2)
-		return 0;
 	out = kfifo__own_out(fifo, kind);
 	used = kfifo__clamp(fifo, kfifo__load_acquire(kfifo__in_word(fifo, kind)) -
 					  out);
@@ -278,6 +277,17 @@ unsigned int kfifo__peek_rec_generic(struct kfifo *fifo, unsigned int recsize)
 	if (used < recsize)
 		return 0;
 	return kfifo__rec_header(fifo, out, recsize);
+}
+
+unsigned int kfifo__peek_rec_generic(struct kfifo *fifo, unsigned int recsize)
+{
+	unsigned int l;
+
+	if (recsize > 2 || kfifo__side_hold(fifo, KFIFO__OUT_SIDE) != 0)
+		return 0;
+	l = kfifo__peek_rec_held(fifo, recsize);
+	kfifo__side_unhold(fifo, KFIFO__OUT_SIDE);
+	return l;
 }
 
 void kfifo__skip_rec_generic(struct kfifo *fifo, unsigned int recsize)

@@ -80,10 +80,18 @@ kfifo__copy_out_elem(struct kfifo *fifo, unsigned int idx, void *to,
 		kfifo__copy_out_elem_wrap(fifo, off, to, n, esize);
 }
 
-unsigned int kfifo__in_elem(struct kfifo *fifo, const void *from,
-			    unsigned int n, size_t esize)
+/*
+ * The element calls are written once and compiled twice, as the byte
+ * calls are (kfifo_kind.h): in line for an ordinary fifo of one producer
+ * and one consumer, and out of line, with the side's lock held, for a fifo
+ * with a many mode (or a handle).  Without the lock, two producers read
+ * the same @in and store into the same slots.
+ */
+KFIFO__INLINE unsigned int kfifo__in_elem_impl(struct kfifo *fifo,
+					       const void *from, unsigned int n,
+					       size_t esize,
+					       enum kfifo__kind kind)
 {
-	enum kfifo__kind kind = kfifo__kind(fifo);
 	unsigned int in = kfifo__own_in(fifo, kind);
 	unsigned int avail = kfifo__avail_for(fifo, in, n, kind);
 
@@ -95,10 +103,10 @@ unsigned int kfifo__in_elem(struct kfifo *fifo, const void *from,
 	return kfifo__publish_in(fifo, in + n, kind, n);
 }
 
-unsigned int kfifo__out_elem(struct kfifo *fifo, void *to, unsigned int n,
-			     size_t esize)
+KFIFO__INLINE unsigned int kfifo__out_elem_impl(struct kfifo *fifo, void *to,
+						unsigned int n, size_t esize,
+						enum kfifo__kind kind)
 {
-	enum kfifo__kind kind = kfifo__kind(fifo);
 	unsigned int out = kfifo__own_out(fifo, kind);
 	unsigned int len = kfifo__len_for(fifo, out, n, kind);
 
@@ -110,8 +118,31 @@ unsigned int kfifo__out_elem(struct kfifo *fifo, void *to, unsigned int n,
 	return kfifo__publish_out(fifo, out + n, kind, n);
 }
 
-unsigned int kfifo__out_peek_elem(struct kfifo *fifo, void *to,
-				  unsigned int n, size_t esize)
+KFIFO__HANDLE_INSTANCE(KFIFO__IN_SIDE, 0, unsigned int, kfifo__in_elem_impl,
+		       (struct kfifo *fifo, const void *from, unsigned int n,
+			size_t esize),
+		       fifo, from, n, esize)
+KFIFO__HANDLE_INSTANCE(KFIFO__OUT_SIDE, 0, unsigned int, kfifo__out_elem_impl,
+		       (struct kfifo *fifo, void *to, unsigned int n,
+			size_t esize),
+		       fifo, to, n, esize)
+
+unsigned int kfifo__in_elem(struct kfifo *fifo, const void *from,
+			    unsigned int n, size_t esize)
+{
+	return KFIFO__BY_KIND(fifo, kfifo__in_elem_impl, fifo, from, n, esize);
+}
+
+unsigned int kfifo__out_elem(struct kfifo *fifo, void *to, unsigned int n,
+			     size_t esize)
+{
+	return KFIFO__BY_KIND(fifo, kfifo__out_elem_impl, fifo, to, n, esize);
+}
+
+/* The peeks and the calls that read first and take after hold the side
+ * in a many mode (kfifo__side_hold(), kfifo_kind.h). */
+static unsigned int kfifo__out_peek_elem_held(struct kfifo *fifo, void *to,
+					      unsigned int n, size_t esize)
 {
 	enum kfifo__kind kind = kfifo__kind(fifo);
 	unsigned int out = kfifo__own_out(fifo, kind);
@@ -124,8 +155,18 @@ unsigned int kfifo__out_peek_elem(struct kfifo *fifo, void *to,
 	return n;
 }
 
-unsigned int kfifo__out_linear(struct kfifo *fifo, unsigned int *tail,
-			       unsigned int n)
+unsigned int kfifo__out_peek_elem(struct kfifo *fifo, void *to,
+				  unsigned int n, size_t esize)
+{
+	if (kfifo__side_hold(fifo, KFIFO__OUT_SIDE) != 0)
+		return 0;
+	n = kfifo__out_peek_elem_held(fifo, to, n, esize);
+	kfifo__side_unhold(fifo, KFIFO__OUT_SIDE);
+	return n;
+}
+
+static unsigned int kfifo__out_linear_held(struct kfifo *fifo,
+					   unsigned int *tail, unsigned int n)
 {
 	enum kfifo__kind kind = kfifo__kind(fifo);
 	unsigned int out = kfifo__own_out(fifo, kind);
@@ -141,10 +182,24 @@ unsigned int kfifo__out_linear(struct kfifo *fifo, unsigned int *tail,
 	return n;
 }
 
+unsigned int kfifo__out_linear(struct kfifo *fifo, unsigned int *tail,
+			       unsigned int n)
+{
+	if (kfifo__side_hold(fifo, KFIFO__OUT_SIDE) != 0)
+		return 0;
+	n = kfifo__out_linear_held(fifo, tail, n);
+	kfifo__side_unhold(fifo, KFIFO__OUT_SIDE);
+	return n;
+}
+
 /* The regions of at most @n elements at the write (@in_side) or read
- * position, lengths in bytes. */
-unsigned int kfifo__prepare_elem(struct kfifo *fifo, struct kfifo_region r[2],
-				 unsigned int n, size_t esize, int in_side)
+ * position, lengths in bytes.  In a many mode on that side, regions keep
+ * the side until kfifo_dma_*_finish() (kfifo_in_finish() or
+ * kfifo_out_finish()), as kfifo_*_prepare() does. */
+static unsigned int kfifo__prepare_elem_held(struct kfifo *fifo,
+					     struct kfifo_region r[2],
+					     unsigned int n, size_t esize,
+					     int in_side)
 {
 	enum kfifo__kind kind = kfifo__kind(fifo);
 	unsigned int idx, have, off, first;
@@ -167,6 +222,23 @@ unsigned int kfifo__prepare_elem(struct kfifo *fifo, struct kfifo_region r[2],
 	r[0].data = fifo->buffer + (size_t)off * esize;
 	r[0].len = (unsigned int)(first * esize);
 	r[1].len = (unsigned int)((n - first) * esize);
+	return n;
+}
+
+unsigned int kfifo__prepare_elem(struct kfifo *fifo, struct kfifo_region r[2],
+				 unsigned int n, size_t esize, int in_side)
+{
+	enum kfifo__side side = in_side ? KFIFO__IN_SIDE : KFIFO__OUT_SIDE;
+
+	if (kfifo__side_hold(fifo, side) != 0) {
+		r[0].data = r[1].data = fifo->buffer;
+		r[0].len = r[1].len = 0;
+		return 0;
+	}
+	n = kfifo__prepare_elem_held(fifo, r, n, esize, in_side);
+	if (n > 0 && (fifo->flags & kfifo__many_flag(side)))
+		kfifo__side_keep(fifo, side);
+	kfifo__side_unhold(fifo, side);
 	return n;
 }
 
@@ -211,22 +283,14 @@ int kfifo__init_elem(struct kfifo *fifo, void *buffer, unsigned int bytes,
 
 /* ---- records with mainline's results --------------------------------- */
 
-unsigned int kfifo__out_r(struct kfifo *fifo, void *to, unsigned int n,
-			  unsigned int recsize, int remove)
+/* kfifo__out_r() past its common case: the length, the header, the
+ * copy and the skip must see one record, so the side is held. */
+static unsigned int kfifo__out_r_held(struct kfifo *fifo, void *to,
+				      unsigned int n, unsigned int recsize,
+				      int remove)
 {
-	unsigned int len, l, ret;
+	unsigned int len, l;
 
-	/* The common case, a record that fits @to, is the byte core's
-	 * kfifo_out_rec(): 0 when it took the record, @n when there is no
-	 * whole record (told apart from 0 only when @n > 0), the record's
-	 * length when it is longer than @n (truncated below). */
-	if (remove && n > 0 && recsize != 0) {
-		ret = kfifo_out_rec(fifo, to, n, recsize, &l);
-		if (ret == 0)
-			return l;
-		if (ret == n)
-			return 0;
-	}
 	len = kfifo_len(fifo);
 	if (len < recsize || recsize == 0)
 		return 0;
@@ -242,8 +306,32 @@ unsigned int kfifo__out_r(struct kfifo *fifo, void *to, unsigned int n,
 	return n;
 }
 
-unsigned int kfifo__out_linear_r(struct kfifo *fifo, unsigned int *tail,
-				 unsigned int n, unsigned int recsize)
+unsigned int kfifo__out_r(struct kfifo *fifo, void *to, unsigned int n,
+			  unsigned int recsize, int remove)
+{
+	unsigned int l, ret;
+
+	/* The common case, a record that fits @to, is the byte core's
+	 * kfifo_out_rec(): 0 when it took the record, @n when there is no
+	 * whole record (told apart from 0 only when @n > 0), the record's
+	 * length when it is longer than @n (truncated below). */
+	if (remove && n > 0 && recsize != 0) {
+		ret = kfifo_out_rec(fifo, to, n, recsize, &l);
+		if (ret == 0)
+			return l;
+		if (ret == n)
+			return 0;
+	}
+	if (kfifo__side_hold(fifo, KFIFO__OUT_SIDE) != 0)
+		return 0;
+	ret = kfifo__out_r_held(fifo, to, n, recsize, remove);
+	kfifo__side_unhold(fifo, KFIFO__OUT_SIDE);
+	return ret;
+}
+
+static unsigned int kfifo__out_linear_r_held(struct kfifo *fifo,
+					     unsigned int *tail, unsigned int n,
+					     unsigned int recsize)
 {
 	enum kfifo__kind kind = kfifo__kind(fifo);
 	unsigned int out = kfifo__own_out(fifo, kind);
@@ -265,6 +353,16 @@ unsigned int kfifo__out_linear_r(struct kfifo *fifo, unsigned int *tail,
 	return n;
 }
 
+unsigned int kfifo__out_linear_r(struct kfifo *fifo, unsigned int *tail,
+				 unsigned int n, unsigned int recsize)
+{
+	if (kfifo__side_hold(fifo, KFIFO__OUT_SIDE) != 0)
+		return 0;
+	n = kfifo__out_linear_r_held(fifo, tail, n, recsize);
+	kfifo__side_unhold(fifo, KFIFO__OUT_SIDE);
+	return n;
+}
+
 /* Move @r past its first @k bytes. */
 static void kfifo__regions_drop(struct kfifo_region r[2], unsigned int k)
 {
@@ -281,14 +379,28 @@ static void kfifo__regions_drop(struct kfifo_region r[2], unsigned int k)
 	r[0].len -= k;
 }
 
+/*
+ * The record's room, asked for once it is known to be there: held, in a
+ * many mode, so that no other producer takes it in between (the prepare
+ * would then return fewer regions, kept until a finish that the caller,
+ * told 0, never makes).
+ */
 unsigned int kfifo__dma_in_prepare_r(struct kfifo *fifo,
 				     struct kfifo_region r[2], unsigned int n,
 				     unsigned int recsize)
 {
+	int ok;
+
 	if (n > kfifo_rec_max(recsize))
 		n = kfifo_rec_max(recsize);
-	if (kfifo_avail(fifo) < n + recsize ||
-	    kfifo_in_prepare(fifo, r, n + recsize) != n + recsize) {
+	if (kfifo__side_hold(fifo, KFIFO__IN_SIDE) != 0) {
+		r[0].len = r[1].len = 0;
+		return 0;
+	}
+	ok = kfifo_avail(fifo) >= n + recsize &&
+	     kfifo_in_prepare(fifo, r, n + recsize) == n + recsize;
+	kfifo__side_unhold(fifo, KFIFO__IN_SIDE);
+	if (!ok) {
 		r[0].len = r[1].len = 0;
 		return 0;
 	}
@@ -296,31 +408,38 @@ unsigned int kfifo__dma_in_prepare_r(struct kfifo *fifo,
 	return n;
 }
 
+/* A finish for more than fits publishes nothing, and gives back the side
+ * a prepare kept (kfifo_in_finish() of 0). */
 void kfifo__dma_in_finish_r(struct kfifo *fifo, unsigned int n,
 			    unsigned int recsize)
 {
 	enum kfifo__kind kind = kfifo__kind(fifo);
-	unsigned int in = kfifo__own_in(fifo, kind);
+	unsigned int in;
 
 	if (n > kfifo_rec_max(recsize))
 		n = kfifo_rec_max(recsize);
-	if (kfifo_avail(fifo) < n + recsize)
+	if (kfifo__side_hold(fifo, KFIFO__IN_SIDE) != 0)
 		return;
-	kfifo__set_byte_at(fifo, in, (unsigned char)(n & 0xffu));
-	if (recsize == 2)
-		kfifo__set_byte_at(fifo, in + 1, (unsigned char)(n >> 8));
-	kfifo_in_finish(fifo, n + recsize);
+	in = kfifo__own_in(fifo, kind);
+	if (kfifo_avail(fifo) < n + recsize) {
+		(void)kfifo_in_finish(fifo, 0);
+	} else {
+		kfifo__set_byte_at(fifo, in, (unsigned char)(n & 0xffu));
+		if (recsize == 2)
+			kfifo__set_byte_at(fifo, in + 1, (unsigned char)(n >> 8));
+		(void)kfifo_in_finish(fifo, n + recsize);
+	}
+	kfifo__side_unhold(fifo, KFIFO__IN_SIDE);
 }
 
-unsigned int kfifo__dma_out_prepare_r(struct kfifo *fifo,
-				      struct kfifo_region r[2], unsigned int n,
-				      unsigned int recsize)
+static unsigned int kfifo__dma_out_prepare_r_held(struct kfifo *fifo,
+						  struct kfifo_region r[2],
+						  unsigned int n,
+						  unsigned int recsize)
 {
 	unsigned int len = kfifo_len(fifo);
 	unsigned int l;
 
-	r[0].data = r[1].data = fifo->buffer;
-	r[0].len = r[1].len = 0;
 	if (len < recsize)
 		return 0;
 	l = kfifo_peek_rec(fifo, recsize);
@@ -328,7 +447,34 @@ unsigned int kfifo__dma_out_prepare_r(struct kfifo *fifo,
 		return 0;
 	if (n > l)
 		n = l;
-	kfifo_out_prepare(fifo, r, n + recsize);
+	(void)kfifo_out_prepare(fifo, r, n + recsize);
 	kfifo__regions_drop(r, recsize);
 	return n;
+}
+
+/* The length, the header and the regions of one record: held, in a many
+ * mode; the regions keep the side until kfifo__dma_out_finish_r(). */
+unsigned int kfifo__dma_out_prepare_r(struct kfifo *fifo,
+				      struct kfifo_region r[2], unsigned int n,
+				      unsigned int recsize)
+{
+	r[0].data = r[1].data = fifo->buffer;
+	r[0].len = r[1].len = 0;
+	if (kfifo__side_hold(fifo, KFIFO__OUT_SIDE) != 0)
+		return 0;
+	n = kfifo__dma_out_prepare_r_held(fifo, r, n, recsize);
+	kfifo__side_unhold(fifo, KFIFO__OUT_SIDE);
+	return n;
+}
+
+/* Drop the record, and give back the side a prepare kept (kfifo_skip_rec()
+ * alone would keep it for ever: kfifo_out_finish() of 0 ends the keep). */
+void kfifo__dma_out_finish_r(struct kfifo *fifo, unsigned int recsize)
+{
+	if (kfifo__side_hold(fifo, KFIFO__OUT_SIDE) != 0)
+		return;
+	kfifo_skip_rec(fifo, recsize);
+	if (fifo->flags & KFIFO__MANY_OUT)
+		(void)kfifo_out_finish(fifo, 0);
+	kfifo__side_unhold(fifo, KFIFO__OUT_SIDE);
 }

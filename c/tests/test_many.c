@@ -2,7 +2,8 @@
 /*
  * test_many.c - fifos with many producers and many consumers (kfifo.h,
  * "many producers, many consumers"): the mode API, streams of records
- * tagged (producer, sequence) through threads and fork()ed processes,
+ * tagged (producer, sequence) through threads and fork()ed processes, and
+ * of elements through the typed API's calls; peeks beside a take;
  * checked for exactly once, per-producer order and whole records; a lock
  * holder killed with SIGKILL at chosen and at arbitrary points; fork()
  * while a lock is held; a peer scribbling the lock and claim words; the
@@ -317,6 +318,480 @@ static void test_threads_shared(void)
 		  0);
 	run_threads(&h, 3, 3, 3000);
 	munmap(mem, len);
+}
+
+/* ---- the typed API ------------------------------------------------------ */
+
+/* A fifo of elements of mainline's typed API (kfifo_typed.c): a record
+ * and bytes that make its copy long enough for a race to show. */
+struct elem {
+	struct rec r;
+	uint32_t fill[13];
+};
+typedef STRUCT_KFIFO_PTR(struct elem) rec_fifo;
+
+struct typed_arg {
+	rec_fifo *f;
+	struct seen *s;
+	uint32_t id, per;
+	int how;
+	unsigned int bad_peeks;
+	pthread_barrier_t *start; /* the threads of a side start together */
+};
+
+static struct elem elem_of(uint32_t p, uint32_t q)
+{
+	struct elem e = { { p, q, check_of(p, q) }, { 0 } };
+
+	return e;
+}
+
+/* how 0: kfifo_put(), one element a call; 1: kfifo_in() of two */
+static void *typed_producer(void *a)
+{
+	struct typed_arg *t = a;
+	struct elem e[2];
+	uint32_t q = 0, k, stored;
+
+	pthread_barrier_wait(t->start);
+	while (q < t->per) {
+		k = t->how == 1 && q + 1 < t->per ? 2 : 1;
+		e[0] = elem_of(t->id, q);
+		e[1] = elem_of(t->id, q + 1);
+		stored = k == 1 ? kfifo_put(t->f, e[0]) : kfifo_in(t->f, e, k);
+		q += stored;
+		if (stored == 0)
+			sched_yield();
+	}
+	return NULL;
+}
+
+/* how 0: kfifo_get(); 1: kfifo_out() of up to two; 2: kfifo_peek() (the
+ * element seen must be whole), then kfifo_get() */
+static void *typed_consumer(void *a)
+{
+	struct typed_arg *t = a;
+	long long last[MAXP];
+	struct elem e[2], p;
+	unsigned int i, n;
+
+	for (i = 0; i < MAXP; i++)
+		last[i] = -1;
+	pthread_barrier_wait(t->start);
+	for (;;) {
+		if (t->how == 2 && kfifo_peek(t->f, &p) == 1 &&
+		    p.r.check != check_of(p.r.producer, p.r.seq))
+			t->bad_peeks++;
+		n = t->how == 1 ? kfifo_out(t->f, e, 2) : kfifo_get(t->f, e);
+		for (i = 0; i < n; i++)
+			note(t->s, &e[i].r, last);
+		if (n > 0)
+			continue;
+		if (kfifo_is_closed(&t->f->kfifo) && kfifo_is_empty(t->f))
+			return NULL;
+		(void)!kfifo_wait_len(&t->f->kfifo, 1, 1000000);
+	}
+}
+
+static void start_typed(pthread_t *th, struct typed_arg *a, unsigned int n,
+			void *(*fn)(void *))
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		CHECK_INT(pthread_create(&th[i], NULL, fn, &a[i]), 0);
+}
+
+static void join_typed(pthread_t *th, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+}
+
+/* Several threads on each side of an element fifo of many producers and
+ * many consumers, with the element calls (put, in, get, out, peek): every
+ * element taken once, whole, each producer's in order.  Odd rounds run the
+ * sides one after the other, each thread long enough to outlast a time
+ * slice, through a fifo that holds everything: the producers (then the
+ * consumers) then meet each other on both cores all the time, not only
+ * when the other side let them on. */
+static void test_typed_many(void)
+{
+	enum { NP = 3, NC = 3, ROUNDS = 6 };
+	rec_fifo f;
+	struct seen *s = malloc(sizeof(*s));
+	pthread_t pt[NP], ct[NC];
+	pthread_barrier_t pb, cb;
+	struct typed_arg pa[NP], ca[NC];
+	unsigned int i, round, bad_peeks, apart, per;
+
+	CHECK_INT(pthread_barrier_init(&pb, NULL, NP), 0);
+	CHECK_INT(pthread_barrier_init(&cb, NULL, NC), 0);
+	for (round = 0; round < ROUNDS; round++) {
+		apart = round & 1;
+		per = apart ? 30000 : 3000;
+		memset(s, 0, sizeof(*s));
+		CHECK_INT(kfifo_alloc(&f, apart ? NP * per : 8, KFIFO_GFP_KERNEL),
+			  0);
+		CHECK_INT(kfifo_set_mode(&f.kfifo, KFIFO_MANY_PRODUCERS |
+							   KFIFO_MANY_CONSUMERS),
+			  0);
+		for (i = 0; i < NC; i++)
+			ca[i] = (struct typed_arg){ &f, s, i, per, (int)(i % 3),
+						    0, &cb };
+		for (i = 0; i < NP; i++)
+			pa[i] = (struct typed_arg){ &f, s, i, per, (int)(i & 1),
+						    0, &pb };
+		if (!apart)
+			start_typed(ct, ca, NC, typed_consumer);
+		start_typed(pt, pa, NP, typed_producer);
+		join_typed(pt, NP);
+		kfifo_close(&f.kfifo);
+		if (apart)
+			start_typed(ct, ca, NC, typed_consumer);
+		join_typed(ct, NC);
+		for (i = 0, bad_peeks = 0; i < NC; i++)
+			bad_peeks += ca[i].bad_peeks;
+		th_context("round %u", round);
+		CHECK_UINT(s->items, NP * per);
+		CHECK_UINT(s->dups, 0);
+		CHECK_UINT(s->disorder, 0);
+		CHECK_UINT(s->bad, 0);
+		CHECK_UINT(missing(s, NP, per), 0);
+		CHECK_UINT(bad_peeks, 0);
+		CHECK(kfifo_valid(&f.kfifo));
+		kfifo_free(&f);
+	}
+	pthread_barrier_destroy(&pb);
+	pthread_barrier_destroy(&cb);
+	free(s);
+}
+
+/* ---- peeks with many consumers ------------------------------------------ */
+
+/* A peek is the consumer side's: with many consumers it holds their lock,
+ * so what it sees is a whole record that no other consumer is taking at
+ * that moment (it may be gone when the peeker comes to take it). */
+struct peek_arg {
+	struct kfifo *f;
+	struct seen *s;
+	int how;
+	unsigned int peeks, bad_peeks;
+	pthread_barrier_t *start;
+};
+
+#define PEEK_FIFO 4096u
+
+/* Whether the @n bytes at @b are whole records of the stream, back to
+ * back (the last one may be cut by @n). */
+static int whole_records(const unsigned char *b, unsigned int n)
+{
+	struct rec r;
+	unsigned int pos;
+
+	for (pos = 0; pos + 1 + sizeof(r) <= n; pos += 1 + sizeof(r)) {
+		memcpy(&r, b + pos + 1, sizeof(r));
+		if (b[pos] != sizeof(r) || r.check != check_of(r.producer, r.seq))
+			return 0;
+	}
+	return 1;
+}
+
+/* One peek: the byte call over all that is stored (0), kfifo_peek_rec()
+ * and the byte call (1), the typed record calls kfifo_peek_len() and
+ * kfifo_out_peek() (2).  1 if what it saw is whole (or nothing), else 0.
+ * The long copies of 0 and 1 give a peek that is preempted half way
+ * every chance to see a producer's new bytes over the part it had not
+ * copied yet, had another consumer taken it meanwhile. */
+static int peek_whole(struct kfifo *f, int how)
+{
+	struct kfifo_rec_ptr_1 *rf = (struct kfifo_rec_ptr_1 *)(void *)f;
+	unsigned char b[PEEK_FIFO];
+	struct rec r;
+	unsigned int l;
+
+	if (how == 2) {
+		l = kfifo_peek_len(rf);
+		if (l != 0 && l != sizeof(r))
+			return 0;
+		l = kfifo_out_peek(rf, &r, sizeof(r));
+		return l == 0 ||
+		       (l == sizeof(r) && r.check == check_of(r.producer, r.seq));
+	}
+	if (how == 1) {
+		l = kfifo_peek_rec(f, 1);
+		if (l != 0 && l != sizeof(r))
+			return 0;
+	}
+	return whole_records(b, kfifo_out_peek(f, b, sizeof(b), 0));
+}
+
+static void *peek_consumer(void *a)
+{
+	struct peek_arg *t = a;
+	long long last[MAXP];
+	struct rec r;
+	unsigned int i;
+
+	for (i = 0; i < MAXP; i++)
+		last[i] = -1;
+	pthread_barrier_wait(t->start);
+	for (;;) {
+		t->peeks++;
+		if (!peek_whole(t->f, t->how))
+			t->bad_peeks++;
+		if (take_rec(t->f, &r)) {
+			note(t->s, &r, last);
+			continue;
+		}
+		if (kfifo_is_closed(t->f) && kfifo_is_empty(t->f))
+			return NULL;
+		(void)!kfifo_wait_len(t->f, 1, 1000000);
+	}
+}
+
+/* A producer that starts with the consumers (a barrier). */
+struct started_producer {
+	struct targ t;
+	pthread_barrier_t *start;
+};
+
+static void *started_producer_thread(void *a)
+{
+	struct started_producer *p = a;
+
+	pthread_barrier_wait(p->start);
+	produce(p->t.f, p->t.id, p->t.per, p->t.how);
+	return NULL;
+}
+
+/* Consumers that peek before each take, with producers: every peek must
+ * see whole records.  Each thread runs for several time slices, so that
+ * peeks are preempted at every point. */
+static void test_peeks_many_consumers(void)
+{
+	enum { NP = 2, NC = 3, PER = 10000, ROUNDS = 2 };
+	struct kfifo f;
+	struct seen *s = malloc(sizeof(*s));
+	pthread_t pt[NP], ct[NC];
+	pthread_barrier_t start;
+	struct started_producer pa[NP];
+	struct peek_arg ca[NC];
+	unsigned int i, round, peeks, bad_peeks;
+
+	for (round = 0; round < ROUNDS; round++) {
+		memset(s, 0, sizeof(*s));
+		peeks = bad_peeks = 0;
+		CHECK_INT(pthread_barrier_init(&start, NULL, NP + NC), 0);
+		CHECK_INT(kfifo_alloc(&f, PEEK_FIFO, KFIFO_GFP_KERNEL), 0);
+		CHECK_INT(kfifo_set_mode(&f, KFIFO_MANY_PRODUCERS |
+						     KFIFO_MANY_CONSUMERS),
+			  0);
+		for (i = 0; i < NC; i++) {
+			ca[i] = (struct peek_arg){ &f, s, (int)i, 0, 0, &start };
+			CHECK_INT(pthread_create(&ct[i], NULL, peek_consumer,
+						 &ca[i]),
+				  0);
+		}
+		for (i = 0; i < NP; i++) {
+			pa[i] = (struct started_producer){ { &f, s, i, PER, 0 },
+							   &start };
+			CHECK_INT(pthread_create(&pt[i], NULL,
+						 started_producer_thread, &pa[i]),
+				  0);
+		}
+		for (i = 0; i < NP; i++)
+			pthread_join(pt[i], NULL);
+		kfifo_close(&f);
+		for (i = 0; i < NC; i++) {
+			pthread_join(ct[i], NULL);
+			peeks += ca[i].peeks;
+			bad_peeks += ca[i].bad_peeks;
+		}
+		pthread_barrier_destroy(&start);
+		th_context("round %u, %u peeks", round, peeks);
+		CHECK_UINT(s->items, NP * PER);
+		CHECK_UINT(s->dups, 0);
+		CHECK_UINT(s->disorder, 0);
+		CHECK_UINT(s->bad, 0);
+		CHECK_UINT(missing(s, NP, PER), 0);
+		CHECK_UINT(bad_peeks, 0);
+		CHECK(kfifo_valid(&f));
+		kfifo_free(&f);
+	}
+	free(s);
+}
+
+/*
+ * A peek beside a consumer half way through a take: the taker holds the
+ * consumers' lock (kfifo_out_lock(), as every take does for its length)
+ * and takes the first record only once the peeker has either returned or
+ * is waiting for that lock (the lock word's sleepers bit): no timing.  A
+ * peek that holds the lock sees the record after it; one that does not
+ * saw the record being taken.
+ */
+#define LOCK_SLEEPERS 0x80000000u /* kfifo_lock.c */
+
+struct half_take {
+	struct kfifo *f; /* the record fifo (recsize 1) */
+	rec_fifo *ef;    /* the element fifo */
+	int how, locked, done;
+	unsigned int seen; /* the length (seq) of the first record seen */
+};
+
+static void *half_taker(void *a)
+{
+	struct half_take *h = a;
+	struct kfifo *k = h->how >= 5 ? &h->ef->kfifo : h->f;
+	struct elem e;
+	struct rec r;
+
+	if (kfifo_out_lock(k) != 0)
+		return NULL;
+	__atomic_store_n(&h->locked, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&h->done, __ATOMIC_ACQUIRE) &&
+	       !(__atomic_load_n(&k->kfifo__out_lock, __ATOMIC_RELAXED) &
+		 LOCK_SLEEPERS))
+		sched_yield();
+	if (h->how >= 5)
+		(void)!kfifo_get(h->ef, &e);
+	else
+		(void)!take_rec(h->f, &r);
+	kfifo_out_unlock(k);
+	return NULL;
+}
+
+/* Each peek call: what it tells of the first record (its length, or for
+ * the element fifo its sequence number or offset), ~0u if nothing. */
+static void *peeker(void *a)
+{
+	struct half_take *h = a;
+	struct kfifo_rec_ptr_1 *rf = (struct kfifo_rec_ptr_1 *)(void *)h->f;
+	unsigned char b[64];
+	struct elem e[2];
+	unsigned int n = ~0u, tail = ~0u;
+
+	switch (h->how) {
+	case 0:
+		n = kfifo_out_peek(h->f, b, sizeof(b), 0) ? b[0] : ~0u;
+		break;
+	case 1:
+		n = kfifo_peek_rec(h->f, 1);
+		break;
+	case 2:
+		n = kfifo_peek_len(rf);
+		break;
+	case 3:
+		n = kfifo_out_peek(rf, b, sizeof(b));
+		break;
+	case 4:
+		n = kfifo_out_linear(rf, &tail, sizeof(b));
+		break;
+	case 5:
+		n = kfifo_peek(h->ef, e) ? e[0].r.seq : ~0u;
+		break;
+	case 6:
+		n = kfifo_out_peek(h->ef, e, 2) ? e[0].r.seq : ~0u;
+		break;
+	default:
+		n = kfifo_out_linear(h->ef, &tail, 2) ? tail : ~0u;
+		break;
+	}
+	h->seen = n;
+	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_peek_waits_for_a_take_in_progress(void)
+{
+	struct kfifo f;
+	rec_fifo ef;
+	struct rec r0 = { 1, 0, 0 };
+	struct elem e;
+	struct half_take h;
+	pthread_t taker, peek;
+	int how;
+
+	CHECK_INT(kfifo_alloc(&f, 64, KFIFO_GFP_KERNEL), 0);
+	CHECK_INT(kfifo_set_mode(&f, KFIFO_MANY_CONSUMERS), 0);
+	CHECK_INT(kfifo_alloc(&ef, 8, KFIFO_GFP_KERNEL), 0);
+	CHECK_INT(kfifo_set_mode(&ef.kfifo, KFIFO_MANY_CONSUMERS), 0);
+	for (how = 0; how < 8; how++) {
+		th_context("peek %d", how);
+		kfifo_reset(&f);
+		kfifo_reset(&ef);
+		/* the record being taken is 12 bytes long, the next 5 */
+		CHECK_UINT(kfifo_in_rec(&f, &r0, sizeof(r0), 1), 0);
+		CHECK_UINT(kfifo_in_rec(&f, "later", 5, 1), 0);
+		e = elem_of(1, 0);
+		CHECK_UINT(kfifo_put(&ef, e), 1);
+		e = elem_of(1, 1);
+		CHECK_UINT(kfifo_put(&ef, e), 1);
+		h = (struct half_take){ &f, &ef, how, 0, 0, 0 };
+		CHECK_INT(pthread_create(&taker, NULL, half_taker, &h), 0);
+		while (!__atomic_load_n(&h.locked, __ATOMIC_ACQUIRE))
+			sched_yield();
+		CHECK_INT(pthread_create(&peek, NULL, peeker, &h), 0);
+		pthread_join(peek, NULL);
+		pthread_join(taker, NULL);
+		/* the next record: 5 bytes, sequence 1, offset 1 */
+		CHECK_UINT(h.seen, how < 5 ? 5 : 1);
+		CHECK_UINT(f.kfifo__out_lock, 0);
+		CHECK_UINT(ef.kfifo.kfifo__out_lock, 0);
+	}
+	kfifo_free(&f);
+	kfifo_free(&ef);
+}
+
+/* The typed API's zero-copy calls (kfifo_dma_*) keep the side, in a many
+ * mode, from the prepare that returned entries to its finish, as
+ * kfifo_*_prepare() do, and give it back there. */
+static void test_typed_dma_keeps_the_side_until_finish(void)
+{
+	struct kfifo f;
+	struct kfifo_rec_ptr_1 *rf = (struct kfifo_rec_ptr_1 *)(void *)&f;
+	rec_fifo ef;
+	struct scatterlist sg[2];
+	struct elem e = elem_of(2, 7), got;
+
+	CHECK_INT(kfifo_alloc(&f, 64, KFIFO_GFP_KERNEL), 0);
+	CHECK_INT(kfifo_set_mode(&f, KFIFO_MANY_PRODUCERS | KFIFO_MANY_CONSUMERS),
+		  0);
+	sg_init_table(sg, 2);
+	CHECK_UINT(kfifo_dma_in_prepare(rf, sg, 2, 5), 1);
+	CHECK(f.kfifo__in_lock != 0);
+	memcpy(sg_virt(&sg[0]), "hello", 5);
+	kfifo_dma_in_finish(rf, 5);
+	CHECK_UINT(f.kfifo__in_lock, 0);
+	CHECK_UINT(kfifo_peek_rec(&f, 1), 5);
+	CHECK_UINT(kfifo_dma_out_prepare(rf, sg, 2, 5), 1);
+	CHECK(f.kfifo__out_lock != 0);
+	CHECK_MEM(sg_virt(&sg[0]), "hello", 5);
+	kfifo_dma_out_finish(rf, 5);
+	CHECK_UINT(f.kfifo__out_lock, 0);
+	CHECK_UINT(f.kfifo__out_hold, 0);
+	CHECK(kfifo_is_empty(&f));
+	kfifo_free(&f);
+
+	CHECK_INT(kfifo_alloc(&ef, 8, KFIFO_GFP_KERNEL), 0);
+	CHECK_INT(kfifo_set_mode(&ef.kfifo, KFIFO_MANY_PRODUCERS |
+						    KFIFO_MANY_CONSUMERS),
+		  0);
+	CHECK_UINT(kfifo_dma_in_prepare(&ef, sg, 2, 1), 1);
+	CHECK(ef.kfifo.kfifo__in_lock != 0);
+	memcpy(sg_virt(&sg[0]), &e, sizeof(e));
+	kfifo_dma_in_finish(&ef, sizeof(e));
+	CHECK_UINT(ef.kfifo.kfifo__in_lock, 0);
+	CHECK_UINT(kfifo_dma_out_prepare(&ef, sg, 2, 1), 1);
+	CHECK(ef.kfifo.kfifo__out_lock != 0);
+	memcpy(&got, sg_virt(&sg[0]), sizeof(got));
+	CHECK_UINT(got.r.seq, 7);
+	kfifo_dma_out_finish(&ef, sizeof(got));
+	CHECK_UINT(ef.kfifo.kfifo__out_lock, 0);
+	CHECK(kfifo_is_empty(&ef));
+	kfifo_free(&ef);
 }
 
 /* ---- processes ---------------------------------------------------------- */
@@ -691,6 +1166,10 @@ int main(void)
 	RUN_TEST(test_mode_api);
 	RUN_TEST(test_threads_ordinary);
 	RUN_TEST(test_threads_shared);
+	RUN_TEST(test_typed_many);
+	RUN_TEST(test_peeks_many_consumers);
+	RUN_TEST(test_peek_waits_for_a_take_in_progress);
+	RUN_TEST(test_typed_dma_keeps_the_side_until_finish);
 	RUN_TEST(test_processes);
 	RUN_TEST(test_holder_killed_at_a_chosen_point);
 	RUN_TEST(test_holders_killed_anywhere);

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import operator
 import struct
+import threading
 from typing import Any, Iterable, List, Optional, Union
 
 from kfifo._kfifo import Kfifo
@@ -67,10 +68,14 @@ class ElementKfifo:
 
     Notes
     -----
-    Concurrency as :class:`kfifo.Kfifo`: one producer (``put``, ``in_``,
-    ``in_bytes``) and one consumer (``get``, ``peek``, ``out``,
-    ``out_peek``, ``out_bytes``, ``skip``, ``skip_count``, ``reset_out``)
-    may run at the same time without a lock.
+    Producers (``put``, ``in_``, ``in_bytes``) and consumers (``get``,
+    ``peek``, ``out``, ``out_peek``, ``out_bytes``, ``skip``,
+    ``skip_count``, ``reset_out``) may run in any number of threads.  A
+    store checks the room in elements and then stores into the byte fifo,
+    two calls; each side holds a lock of its own (a ``threading.Lock``)
+    across them, so that a second producer cannot take the room between
+    the two and leave a piece of an element, or one element more than
+    ``size``.  One producer and one consumer never wait for each other.
     """
 
     def __init__(self, size: int, format: Union[str, int]) -> None:
@@ -99,6 +104,9 @@ class ElementKfifo:
         self._itemsize = itemsize
         self._format = format
         self._fifo = Kfifo(_pow2_at_least(cap * itemsize))
+        # each side's check and act under one lock (see Notes)
+        self._in_lock = threading.Lock()
+        self._out_lock = threading.Lock()
 
     # ---- element <-> bytes ----
     def _pack(self, item: Any) -> bytes:
@@ -162,8 +170,9 @@ class ElementKfifo:
         view = memoryview(data).cast("B")
         if len(view) % self._itemsize:
             raise ValueError(f"{len(view)} bytes is not a whole number of {self._itemsize}-byte elements")
-        k = min(len(view) // self._itemsize, self.avail())
-        return self._fifo.in_(view[:k * self._itemsize]) // self._itemsize
+        with self._in_lock:
+            k = min(len(view) // self._itemsize, self.avail())
+            return self._fifo.in_(view[:k * self._itemsize]) // self._itemsize
 
     def in_(self, items: Iterable[Any]) -> int:
         """Store as many of ``items`` as fit, in order (``kfifo_in``); return the count."""
@@ -172,9 +181,10 @@ class ElementKfifo:
     def put(self, item: Any) -> int:
         """Store one element (``kfifo_put``): 1, or 0 when the fifo is full."""
         data = self._pack(item)
-        if self.avail() == 0:
-            return 0
-        return self._fifo.in_(data) // self._itemsize
+        with self._in_lock:
+            if self.avail() == 0:
+                return 0
+            return self._fifo.in_(data) // self._itemsize
 
     # ---- consumer ----
     def out_bytes(self, n: int) -> bytes:
@@ -182,7 +192,8 @@ class ElementKfifo:
         n = operator.index(n)
         if n < 0:
             raise ValueError(f"n must not be negative, got {n}")
-        return self._fifo.out(min(n, self.len()) * self._itemsize)
+        with self._out_lock:
+            return self._fifo.out(min(n, self.len()) * self._itemsize)
 
     def out(self, n: int) -> List[Any]:
         """Remove and return up to ``n`` elements (``kfifo_out``)."""
@@ -193,9 +204,11 @@ class ElementKfifo:
         n = operator.index(n)
         if n < 0:
             raise ValueError(f"n must not be negative, got {n}")
-        k = min(n, self.len()) * self._itemsize
-        regions = self._fifo.out_prepare(k)
-        return self._split(bytes(regions[0]) + bytes(regions[1]))
+        with self._out_lock:
+            k = min(n, self.len()) * self._itemsize
+            regions = self._fifo.out_prepare(k)
+            data = bytes(regions[0]) + bytes(regions[1])
+        return self._split(data)
 
     def get(self) -> Optional[Any]:
         """Remove and return the oldest element, or ``None`` when empty (``kfifo_get``)."""
@@ -216,7 +229,8 @@ class ElementKfifo:
         n = operator.index(n)
         if n < 0:
             raise ValueError(f"n must not be negative, got {n}")
-        self._fifo.skip(min(n, self.len()) * self._itemsize)
+        with self._out_lock:
+            self._fifo.skip(min(n, self.len()) * self._itemsize)
 
     def reset_out(self) -> None:
         """Drop everything, from the consumer side (``kfifo_reset_out``)."""
