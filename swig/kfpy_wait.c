@@ -607,6 +607,25 @@ static void kf_frame_header(unsigned char h[KF_FRAME_HDR], unsigned long long n)
 		h[i] = (unsigned char)(n >> (8 * i));
 }
 
+/*
+ * A frame is its header and its data, stored (taken) by several calls with
+ * waits between them: on a side of "many" another producer's (consumer's)
+ * calls would come between them and split or mix frames, so frames are
+ * refused there, nothing moved (records are the calls for pools).
+ */
+static int kf_frame_side_ok(kfpy_kfifo *k, const char *method, int prod)
+{
+	if (!(kfifo_mode(&k->st->fifo) &
+	      (prod ? KFIFO_MANY_PRODUCERS : KFIFO_MANY_CONSUMERS)))
+		return 0;
+	PyErr_Format(PyExc_ValueError,
+		     "Kfifo.%s(): frames need a fifo of one %s (this one has "
+		     "%s='many'); use %s", method, prod ? "producer" : "consumer",
+		     prod ? "producers" : "consumers",
+		     prod ? "put_rec()/put_recs()" : "get_rec()/get_recs()");
+	return -1;
+}
+
 PyObject *kfpy_put_frame(kfpy_kfifo *k, const void *data, Py_ssize_t n,
 			 PyObject *timeout)
 {
@@ -620,6 +639,8 @@ PyObject *kfpy_put_frame(kfpy_kfifo *k, const void *data, Py_ssize_t n,
 		return NULL;
 	if (k->freed)
 		return kf_freed_error("put_frame");
+	if (kf_frame_side_ok(k, "put_frame", 1) < 0)
+		return NULL;
 	kf_frame_header(h, (unsigned long long)n);
 	if (total <= kfifo_size(&k->st->fifo)) {
 		/* whole or not at all: wait for room for all of it */
@@ -744,6 +765,8 @@ static int kf_frame_start(kfpy_kfifo *k, const char *method, PyObject *timeout,
 		kf_freed_error(method);
 		return -1;
 	}
+	if (kf_frame_side_ok(k, method, 0) < 0)
+		return -1;
 	return kf_frame_peek(k, method, *deadline, len);
 }
 

@@ -248,6 +248,33 @@ def test_zero_copy_refused_on_a_many_side():
     assert g.len() == 0
 
 
+@pytest.mark.parametrize("shared", [False, True])
+def test_frames_refused_on_a_many_side_nothing_moved(shared):
+    # a frame is a header and data stored (taken) by several calls, which
+    # the side's other producers (consumers) would come between
+    f = kfifo.Kfifo(64, shared=shared, producers="many")
+    with pytest.raises(ValueError, match=r"put_frame\(\): frames need a fifo of one producer "
+                                         r"\(this one has producers='many'\); use put_rec"):
+        f.put_frame(b"abc")
+    assert f.len() == 0
+    with pytest.raises(ValueError, match="producers='many'"):
+        asyncio.run(AsyncKfifo(f).put_frame(b"abc"))
+    assert f.len() == 0
+    f.put(b"\x03\0\0\0\0\0\0\0abc")  # a frame stored by bytes: a one-consumer side takes it
+    assert f.get_frame(timeout=0) == b"abc"
+    g = kfifo.Kfifo(64, shared=shared, consumers="many")
+    g.put_frame(b"xyz")  # the producer side is 'one'
+    before = g.len()
+    for call in (lambda: g.get_frame(timeout=0), lambda: g.get_frame_into(bytearray(8), timeout=0),
+                 lambda: asyncio.run(AsyncKfifo(g).get_frame(0)),
+                 lambda: asyncio.run(AsyncKfifo(g).get_frame_into(bytearray(8), 0))):
+        with pytest.raises(ValueError, match=r"frames need a fifo of one consumer \(this one has consumers='many'\)"):
+            call()
+        assert g.len() == before == 11
+    f.free()
+    g.free()
+
+
 # ---- misuse of a fifo of one producer / one consumer --------------------------------------
 
 

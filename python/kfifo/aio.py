@@ -474,9 +474,19 @@ class AsyncKfifo:
 
         return await self._retry("data", attempt, deadline, timed_out)
 
+    def _frames_allowed(self, method: str, side: str) -> None:
+        # as the sync calls: a frame is several calls, which the other
+        # producers (consumers) of a side of "many" would come between
+        if getattr(self._fifo, side) == "many":
+            one = "producer" if side == "producers" else "consumer"
+            use = "put_rec()/put_recs()" if side == "producers" else "get_rec()/get_recs()"
+            raise ValueError(f"Kfifo.{method}(): frames need a fifo of one {one} "
+                             f"(this one has {side}='many'); use {use}")
+
     async def get_frame(self, timeout: Optional[float] = None) -> Optional[bytes]:
         """The next frame of ``put_frame``, whole; ``None`` at end of stream."""
         deadline = _deadline(timeout, "get_frame")
+        self._frames_allowed("get_frame", "consumers")
         length = await self._frame_length(deadline, timeout, "get_frame")
         if length is None:
             return None
@@ -490,6 +500,7 @@ class AsyncKfifo:
     async def get_frame_into(self, buffer: _WritableBuffer, timeout: Optional[float] = None) -> Optional[int]:
         """``get_frame`` into a writable buffer: the frame's length, ``None`` at end of stream."""
         deadline = _deadline(timeout, "get_frame_into")
+        self._frames_allowed("get_frame_into", "consumers")
         length = await self._frame_length(deadline, timeout, "get_frame_into")
         if length is None:
             return None
@@ -705,6 +716,7 @@ class AsyncKfifo:
         bytes, header included).
         """
         fifo = self._fifo
+        self._frames_allowed("put_frame", "producers")
         view = memoryview(data)  # type: ignore[arg-type]
         if view.ndim != 1 or view.format not in ("B", "b", "c"):
             view = view.cast("B")
