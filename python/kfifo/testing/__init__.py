@@ -85,6 +85,8 @@ The package is split by concern, and everything public is imported here:
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from kfifo.testing.catalogue import (
     ARGUMENT_ERRORS, C_SIGNATURES, CATALOGUE, EDGES, FEATURES, OPERATIONS, RECORD_CONVENTIONS, Operation,
 )
@@ -125,3 +127,7 @@ PROGRESS = True
 #: Whether the machines print the shrunk reproduction to stderr, clean, in
 #: the final run; ``kfifo fuzz`` prints it itself.
 PRINT_REPRODUCTION = True
+#: The most seconds Hypothesis spends shrinking a mismatch, counted from the
+#: moment the machine finds it; then the shortest failing sequence found so
+#: far is printed.  None: no limit (Hypothesis's own five minutes).
+SHRINK_SECONDS: Optional[float] = 10
