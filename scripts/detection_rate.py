@@ -160,18 +160,20 @@ def _p99(values: list) -> float:
 
 
 def summarize(runs: list) -> list:
-    """One row per class, in the order first seen: the counts and the times
-    (of the runs that caught it; of every run for a class never caught)."""
+    """One row per class (and per shrink or not), in the order first seen: the
+    counts and the times (of the runs that caught it; of every run for a
+    class never caught).  Runs without shrinking are a row of their own,
+    named "CLASS (no shrink)": their times are not a user's wait."""
     by_class: dict = {}
     for run in runs:
-        by_class.setdefault(run["class"], []).append(run)
+        by_class.setdefault((run["class"], run["shrink"]), []).append(run)
     rows = []
-    for name, group in by_class.items():
+    for (name, shrink), group in by_class.items():
         hits = [r for r in group if r["caught"]]
         timed = hits or group
         rows.append({
-            "class": name, "control": name in CONTROLS, "caught": len(hits), "runs": len(group),
-            "shrink": all(r["shrink"] for r in group),
+            "class": name if shrink else f"{name} (no shrink)", "control": name in CONTROLS,
+            "caught": len(hits), "runs": len(group), "shrink": shrink,
             "median_examples": statistics.median(r["examples"] for r in hits) if hits else None,
             "max_examples": max(r["examples"] for r in hits) if hits else None,
             "median_wall": statistics.median(r["wall_s"] for r in timed), "p99_wall": _p99([r["wall_s"] for r in timed]),
