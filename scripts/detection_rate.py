@@ -186,8 +186,24 @@ def summarize(runs: list) -> list:
     return rows
 
 
+def merge_no_shrink(rows: list) -> list:
+    """The count of a class's runs without shrinking joins its row with
+    shrinking, when it has one (times come from the runs with shrinking)."""
+    named = {r["class"]: r for r in rows}
+    merged = []
+    for r in rows:
+        full = named.get(r["class"].replace(" (no shrink)", "")) if not r["shrink"] else None
+        if full is not None and full is not r:
+            full["without_shrinking"] = f"{r['caught']}/{r['runs']}"
+        else:
+            merged.append(r)
+    return merged
+
+
 def _caught(row: dict) -> str:
     text = f"{row['caught']}/{row['runs']}"
+    if row.get("without_shrinking"):
+        text += f" ({row['without_shrinking']} without shrinking)"
     return text + " (false alarms)" if row["control"] else text
 
 
@@ -210,11 +226,12 @@ def print_rows(rows: list, style: str, header: bool = True) -> None:
             print(f"   * - ``{r['class']}``\n     - {_caught(r)}\n     - {num(r['median_examples'])}\n"
                   f"     - {r['median_wall']:.1f} / {r['p99_wall']:.1f}\n     - {r['median_cpu']:.1f} / {r['p99_cpu']:.1f}")
     else:
+        width = max([24] + [len(r["class"]) for r in rows])
         if header:
-            print(f"{'class':<24} {'caught':>8} {'median ex.':>10} {'max ex.':>8} {'wall med':>8} {'p99':>7} "
+            print(f"{'class':<{width}} {'caught':>8} {'median ex.':>10} {'max ex.':>8} {'wall med':>8} {'p99':>7} "
                   f"{'CPU med':>8} {'p99':>7} {'max wall':>8}")
         for r in rows:
-            print(f"{r['class']:<24} {r['caught']:>4}/{r['runs']:<3} {num(r['median_examples']):>10} "
+            print(f"{r['class']:<{width}} {_caught(r):>8} {num(r['median_examples']):>10} "
                   f"{num(r['max_examples']):>8} {r['median_wall']:>8.2f} {r['p99_wall']:>7.2f} "
                   f"{r['median_cpu']:>8.2f} {r['p99_cpu']:>7.2f} {r['max_wall']:>8.2f}", flush=True)
 
@@ -262,7 +279,7 @@ def main(argv=None) -> int:
     style = "markdown" if args.markdown else "rst" if args.rst else "text"
 
     if args.summarize:
-        print_rows(summarize(read_logs(args.summarize)), style)
+        print_rows(merge_no_shrink(summarize(read_logs(args.summarize))), style)
         return 0
 
     names = args.bug or list(_factories())
