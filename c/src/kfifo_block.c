@@ -5,9 +5,9 @@
  * blocks"; docs/shared-memory.md has the threat model).
  *
  * Every call validates what it maps before mapping it: the length comes
- * from fstat() of the open file (never from the caller, never from the
- * contents), and a descriptor somebody else sent is mapped only once its
- * seals say nobody can shrink it (or the caller said it trusts the
+ * from statx() or fstat() of the open file (never from the caller, never
+ * from the contents), and a descriptor somebody else sent is mapped only
+ * once its seals say nobody can shrink it (or the caller said it trusts the
  * sender).  Creation reserves the pages (posix_fallocate()): tmpfs
  * reserves nothing on ftruncate(), and a page it cannot supply at first
  * touch would be a SIGBUS in whichever process touched it.
@@ -48,6 +48,59 @@
 #endif
 #endif
 
+/*
+ * On glibc, shm_open() and shm_unlink() are symbols of libc 2.34 and
+ * fstat() of 2.33: a library that calls them cannot be loaded by the older
+ * glibc of the systems its wheels are made for (manylinux_2_28).  What
+ * they do is simple, so it is done here: a POSIX shared memory object of
+ * Linux is the file /dev/shm/NAME (glibc opens it with O_NOFOLLOW and
+ * O_CLOEXEC), and statx() (glibc 2.28) gives the type and the length.
+ * Elsewhere the POSIX calls.
+ */
+#if defined(__linux__) && defined(__GLIBC__)
+#define KFIFO__SHM_DIR "/dev/shm"
+
+static int kfifo__shm_open(const char *path, int flags, mode_t mode)
+{
+	char file[sizeof(KFIFO__SHM_DIR) + KFIFO_BLOCK_NAME_MAX + 2];
+
+	snprintf(file, sizeof(file), "%s%s", KFIFO__SHM_DIR, path);
+	return open(file, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+}
+
+static int kfifo__shm_unlink(const char *path)
+{
+	char file[sizeof(KFIFO__SHM_DIR) + KFIFO_BLOCK_NAME_MAX + 2];
+
+	snprintf(file, sizeof(file), "%s%s", KFIFO__SHM_DIR, path);
+	return unlink(file);
+}
+#else
+#define kfifo__shm_open shm_open
+#define kfifo__shm_unlink shm_unlink
+#endif
+
+/* Whether @fd is a regular file, and its length; -errno on failure. */
+static int kfifo__block_stat(int fd, int *regular, uintmax_t *size)
+{
+#if defined(__linux__) && defined(__GLIBC__) && defined(STATX_SIZE)
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_SIZE, &stx) != 0)
+		return -errno;
+	*regular = S_ISREG(stx.stx_mode);
+	*size = (uintmax_t)stx.stx_size;
+#else
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	*regular = S_ISREG(st.st_mode);
+	*size = st.st_size > 0 ? (uintmax_t)st.st_size : 0;
+#endif
+	return 0;
+}
+
 static void kfifo__block_empty(struct kfifo_block *block)
 {
 	block->mem = NULL;
@@ -79,15 +132,16 @@ static int kfifo__block_path(char *path, const char *name)
  * @min_len (1 at least) bytes that this process can map; or -errno. */
 static int kfifo__block_size(int fd, size_t min_len, size_t *len)
 {
-	struct stat st;
+	uintmax_t size;
+	int regular, r = kfifo__block_stat(fd, &regular, &size);
 
-	if (fstat(fd, &st) != 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_size <= 0)
+	if (r != 0)
+		return r;
+	if (!regular || size == 0)
 		return -EINVAL;
-	if ((uintmax_t)st.st_size > SIZE_MAX)
+	if (size > SIZE_MAX)
 		return -EFBIG;
-	*len = (size_t)st.st_size;
+	*len = (size_t)size;
 	if (*len < (min_len ? min_len : 1))
 		return -EINVAL;
 	return 0;
@@ -167,7 +221,7 @@ int kfifo_block_create(struct kfifo_block *block, const char *name,
 		r = kfifo__block_path(path, name ? name : block->name);
 		if (r != 0)
 			return r;
-		fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+		fd = kfifo__shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
 			      (mode_t)mode);
 		if (fd >= 0)
 			break;
@@ -182,7 +236,7 @@ int kfifo_block_create(struct kfifo_block *block, const char *name,
 		r = kfifo__block_map(block, fd, len);
 	close(fd);
 	if (r != 0) {
-		shm_unlink(path);
+		kfifo__shm_unlink(path);
 		kfifo__block_empty(block);
 		return r;
 	}
@@ -234,7 +288,7 @@ int kfifo_block_open(struct kfifo_block *block, const char *name,
 	r = kfifo__block_path(path, name);
 	if (r != 0)
 		return r;
-	fd = shm_open(path, O_RDWR | O_CLOEXEC, 0);
+	fd = kfifo__shm_open(path, O_RDWR | O_CLOEXEC, 0);
 	/* glibc says EINVAL for a directory (POSIX lets it); the name is
 	 * valid, checked above, so say what it is */
 	if (fd < 0)
@@ -315,5 +369,5 @@ int kfifo_block_unlink(const char *name)
 
 	if (r != 0)
 		return r;
-	return shm_unlink(path) == 0 ? 0 : -errno;
+	return kfifo__shm_unlink(path) == 0 ? 0 : -errno;
 }
