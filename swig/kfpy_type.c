@@ -313,8 +313,6 @@ static Py_ssize_t kf_sq_length(PyObject *self)
 
 PyObject *kfpy_reset(kfpy_kfifo *k)
 {
-	if (k->freed)
-		return kf_freed_error("reset");
 	if (kf_exiting_in_flight(k->st))
 		return kf_exiting_error("reset");
 	kf_enter_both(k->st);
@@ -325,6 +323,7 @@ PyObject *kfpy_reset(kfpy_kfifo *k)
 		kfifo_reset_out(&k->st->fifo);
 	}
 	kf_side_release(&k->st->prod);
+	/* kept: kf_enter_both() may have let go of the GIL, and free() run */
 	if (k->freed)
 		return kf_freed_error("reset");
 	Py_RETURN_NONE;
@@ -462,10 +461,7 @@ static PyGetSetDef kf_getset[] = {
 #define KF_QUERY(name, expr)                                                   \
 	PyObject *kfpy_##name(kfpy_kfifo *k)                                   \
 	{                                                                      \
-		struct kfifo *f;                                               \
-		if (k->freed)                                                  \
-			return kf_freed_error(#name);                          \
-		f = &k->st->fifo;                                              \
+		struct kfifo *f = &k->st->fifo;                                \
 		return expr;                                                   \
 	}
 
