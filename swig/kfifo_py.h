@@ -112,6 +112,16 @@ static inline int kfpy_arg_live(const kfpy_kfifo *k, const char *method)
 	return k->freed ? kfpy_arg_freed(method) : 0;
 }
 
+/* Both at once, for what has no typemap: the type's slots and properties,
+ * and a method that returns its self object (__enter__). */
+static inline int kfpy_arg_self_live(PyObject *self, const char *method,
+				     kfpy_kfifo **out)
+{
+	if (kfpy_arg_self(self, method, out) < 0)
+		return -1;
+	return kfpy_arg_live(*out, method);
+}
+
 /* A small non-negative exact int (< 2**32), read without a call: 1 and
  * its value in *out; 0 for anything else. */
 static inline int kfpy_small_uint(PyObject *o, unsigned int *out)

@@ -300,12 +300,8 @@ static Py_ssize_t kf_sq_length(PyObject *self)
 {
 	kfpy_kfifo *k;
 
-	if (kfpy_arg_self(self, "__len__", &k) < 0)
+	if (kfpy_arg_self_live(self, "__len__", &k) < 0)
 		return -1;
-	if (k->freed) {
-		kf_freed_error("__len__");
-		return -1;
-	}
 	return (Py_ssize_t)kfifo_len(&k->st->fifo);
 }
 
@@ -384,10 +380,8 @@ static PyObject *kf_get_closed(PyObject *self, void *closure)
 	kfpy_kfifo *k;
 
 	(void)closure;
-	if (kfpy_arg_self(self, "closed", &k) < 0)
+	if (kfpy_arg_self_live(self, "closed", &k) < 0)
 		return NULL;
-	if (k->freed)
-		return kf_freed_error("closed");
 	return PyBool_FromLong(kfifo_is_closed(&k->st->fifo));
 }
 
@@ -396,10 +390,8 @@ static PyObject *kf_get_name(PyObject *self, void *closure)
 	kfpy_kfifo *k;
 
 	(void)closure;
-	if (kfpy_arg_self(self, "name", &k) < 0)
+	if (kfpy_arg_self_live(self, "name", &k) < 0)
 		return NULL;
-	if (k->freed)
-		return kf_freed_error("name");
 	if (k->block == NULL)
 		Py_RETURN_NONE;
 	return kf_block_name(k->block);
@@ -411,13 +403,10 @@ static PyObject *kf_get_count(PyObject *self, void *closure)
 	unsigned int many = (unsigned int)(uintptr_t)closure;
 	kfpy_kfifo *k;
 
-	if (kfpy_arg_self(self, many == KFIFO_MANY_PRODUCERS ? "producers"
-							      : "consumers",
-			  &k) < 0)
+	if (kfpy_arg_self_live(self, many == KFIFO_MANY_PRODUCERS ? "producers"
+								   : "consumers",
+			       &k) < 0)
 		return NULL;
-	if (k->freed)
-		return kf_freed_error(many == KFIFO_MANY_PRODUCERS ? "producers"
-								    : "consumers");
 	return PyUnicode_FromString(kfifo_mode(&k->st->fifo) & many ? "many"
 								     : "one");
 }
@@ -427,10 +416,8 @@ static PyObject *kf_get_sealed(PyObject *self, void *closure)
 	kfpy_kfifo *k;
 
 	(void)closure;
-	if (kfpy_arg_self(self, "sealed", &k) < 0)
+	if (kfpy_arg_self_live(self, "sealed", &k) < 0)
 		return NULL;
-	if (k->freed)
-		return kf_freed_error("sealed");
 	return PyBool_FromLong(k->block != NULL && kf_block_sealed(k->block));
 }
 
@@ -487,10 +474,8 @@ PyObject *kfpy_enter(PyObject *self)
 {
 	kfpy_kfifo *k;
 
-	if (kfpy_arg_self(self, "__enter__", &k) < 0)
+	if (kfpy_arg_self_live(self, "__enter__", &k) < 0)
 		return NULL;
-	if (k->freed)
-		return kf_freed_error("__enter__");
 	Py_INCREF(self);
 	return self;
 }

@@ -197,6 +197,8 @@ static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
 	long long yield, start;
 	int r;
 
+	/* kept: the callers convert the timeout (its __float__) first; and
+	 * in the loop below, each time the GIL comes back */
 	if (k->freed) {
 		kf_freed_error(method);
 		return -1;
