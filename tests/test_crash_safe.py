@@ -37,10 +37,13 @@ DEFAULTS = settings(max_examples=100, stateful_step_count=50, deadline=None, dat
 
 @pytest.fixture(autouse=True)
 def quiet():
-    old = kfifo.testing.PROGRESS, kfifo.testing.PRINT_REPRODUCTION
+    """No output, and shrinking to the end: the tests check how short the
+    reproduction gets, which a busy machine must not cut at 10 s."""
+    old = kfifo.testing.PROGRESS, kfifo.testing.PRINT_REPRODUCTION, kfifo.testing.SHRINK_SECONDS
     kfifo.testing.PROGRESS = kfifo.testing.PRINT_REPRODUCTION = False
+    kfifo.testing.SHRINK_SECONDS = None
     yield
-    kfifo.testing.PROGRESS, kfifo.testing.PRINT_REPRODUCTION = old
+    kfifo.testing.PROGRESS, kfifo.testing.PRINT_REPRODUCTION, kfifo.testing.SHRINK_SECONDS = old
 
 
 def test_a_ring_that_crashes_gives_a_shrunk_reproduction_that_crashes(tmp_path):

@@ -514,3 +514,51 @@ def test_correct_model_survives_the_same_budget():
 def test_wild_bugs_are_ten_or_more_distinct_classes():
     assert len(WILD) >= 10 and len(set(WILD)) == len(WILD)
     assert all(cls.__doc__ and "Boundary" in cls.__doc__ for cls in WILD)
+
+
+def test_below_header_leaves_one_byte_of_a_two_byte_header_then_reads_records():
+    # The rule called by hand: a fifo holding a whole record is emptied and
+    # given one byte (9); the off-by-one "header present?" test reads a
+    # length from it and a stale byte, where the model says no record.
+    machine = make_state_machine(HeaderPresentOffByOne)()
+    machine.create(size=16, start=0, recsize=2, fill=[3], seed=5)
+    with pytest.raises(KfifoMismatch, match=r"f\.peek_rec\(2\) returned \d+; expected 0"):
+        machine.below_header(method="out_rec", count=4, recsize=2, keep=False, seed=9)
+
+    correct = make_state_machine(KfifoModel)()
+    correct.create(size=16, start=0, recsize=2, fill=[3], seed=5)
+    correct.below_header(method="out_rec", count=4, recsize=2, keep=True, seed=9)
+    assert correct.model.len() == 1  # the last byte of the record stays, below its header
+    correct.teardown()
+
+
+def test_shrinking_stops_after_shrink_seconds_and_the_reproduction_still_fails(monkeypatch, capsys):
+    from hypothesis.internal.conjecture import engine
+
+    import kfifo.testing
+    from kfifo.testing import run_machine
+
+    saved = engine.MAX_SHRINKING_SECONDS
+    monkeypatch.setattr(kfifo.testing, "SHRINK_SECONDS", 1e-6)  # stopped after the first shrink step
+    with pytest.raises(KfifoMismatch) as info:
+        run_machine(make_state_machine(StaleHeader), settings=settings(
+            max_examples=BUDGET, stateful_step_count=50, deadline=None, database=None, derandomize=True,
+            phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck)))
+    assert engine.MAX_SHRINKING_SECONDS == saved
+    out, err = capsys.readouterr()
+    assert "shrinking stopped after kfifo.testing.SHRINK_SECONDS = 1e-06 s" in err
+    assert "five minutes" not in out + err  # Hypothesis's own warning, not true of this cap
+    snippet = info.value.trace.snippet()
+    assert snippet in err
+    with pytest.raises(AssertionError):  # the unshrunk reproduction fails on the broken fifo too
+        exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "repro"})
+
+
+@pytest.mark.parametrize("bad", [0, -1, "10", True])
+def test_shrink_seconds_must_be_positive_seconds_or_none(monkeypatch, bad):
+    import kfifo.testing
+    from kfifo.testing import run_machine
+
+    monkeypatch.setattr(kfifo.testing, "SHRINK_SECONDS", bad)
+    with pytest.raises(ValueError, match="SHRINK_SECONDS must be a number of seconds > 0 or None"):
+        run_machine(make_state_machine(StaleHeader), settings=settings(max_examples=1, database=None))

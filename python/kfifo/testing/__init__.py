@@ -42,7 +42,13 @@ a FIFO goes wrong:
   buffer as a user would (from ``peek_rec``: one byte too small, exact, or
   larger, so that bytes copied past the record would show);
 * the calls that drop data (skip, skip_rec, reset_out, reset) share one rule,
-  so the fifo is not drained more often than it is filled.
+  so the fifo is not drained more often than it is filled;
+* a rule of its own leaves fewer bytes than a header stored (one byte of a
+  2-byte header, by byte calls) and then peeks and reads a record: records
+  alone never leave a fifo there.
+
+Shrinking stops after :data:`SHRINK_SECONDS` (10 s; None: no limit), and
+the shortest failing sequence found by then is printed.
 
 ``scripts/detection_rate.py`` in the source tree measures how often the
 default settings find each planted bug of ``tests/test_planted_bugs.py``.
@@ -85,6 +91,8 @@ The package is split by concern, and everything public is imported here:
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from kfifo.testing.catalogue import (
     ARGUMENT_ERRORS, C_SIGNATURES, CATALOGUE, EDGES, FEATURES, OPERATIONS, RECORD_CONVENTIONS, Operation,
 )
@@ -125,3 +133,8 @@ PROGRESS = True
 #: Whether the machines print the shrunk reproduction to stderr, clean, in
 #: the final run; ``kfifo fuzz`` prints it itself.
 PRINT_REPRODUCTION = True
+#: The most seconds Hypothesis spends shrinking a mismatch (wall-clock, from
+#: the start of its shrink phase); then the shortest failing sequence found
+#: so far is printed.  None: no limit but Hypothesis's own five minutes.
+#: Read when a ``TestCase`` or :func:`run_machine` starts.
+SHRINK_SECONDS: Optional[float] = 10
