@@ -60,75 +60,96 @@
 	$result = $1;
 }
 
-/* The object the method is called on (see the top of the file). */
-%typemap(in, numinputs=0) kfpy_kfifo *self {
+/*
+ * The conversions, each keyed on one of the argument kinds of kfifo_py.h,
+ * never on a parameter's name.  SWIG is not told what the kinds are
+ * typedefs of, so a parameter of a raw C type (unsigned int, PyObject *)
+ * gets none of these conversions; tests/test_binding_safety.py refuses
+ * one in kfpy_methods.h.
+ */
+
+/* The object the method is called on (see the top of the file).  A
+ * kfpy_live self is refused once freed by its `check` typemap, which SWIG
+ * runs after every argument is converted: a conversion can run Python
+ * code (__index__, a buffer export) that frees the fifo. */
+%typemap(in, numinputs=0) kfpy_live *, kfpy_any_kfifo * {
 	if (kfpy_arg_self(self, "$symname", &$1) < 0)
 		SWIG_fail;
 }
-%typemap(in, numinputs=0) PyObject *self "$1 = self;"
+%typemap(check) kfpy_live * {
+	if (kfpy_arg_live($1, "$symname") < 0)
+		SWIG_fail;
+}
+%typemap(in, numinputs=0) kfpy_pyself * "$1 = self;"
 
-%typemap(in) (const void *from, unsigned int n) (Py_buffer view, int got = 0, const void *buf = NULL) {
+/*
+ * A buffer and its length are one Python argument.  SWIG matches a
+ * multi-argument typemap only with the first parameter's name, so the
+ * buffer is always named (data for input, buffer for output, the
+ * keywords the blocking calls take); a buffer under another name, or a
+ * length without its buffer, gets the #error typemaps below and does not
+ * compile.
+ */
+%typemap(in) (kfpy_inbuf data, kfpy_buflen) (Py_buffer view, int got = 0, const void *buf = NULL) {
 	if (kfpy_arg_data($input, "$symname", &view, &got, &buf, &$2) < 0)
 		SWIG_fail;
-	$1 = ($1_ltype)buf;
+	$1 = buf;
 }
-%typemap(freearg) (const void *from, unsigned int n) {
+%typemap(freearg) (kfpy_inbuf data, kfpy_buflen) {
 	if (got$argnum)
 		PyBuffer_Release(&view$argnum);
 }
 
-%typemap(in) (void *to, unsigned int n) (Py_buffer view, int got = 0) {
+/* put() takes any length: a Py_ssize_t, never clamped */
+%typemap(in) (kfpy_inbuf data, kfpy_streamlen) (Py_buffer view, int got = 0, const void *buf = NULL) {
+	if (kfpy_arg_data_len($input, "$symname", &view, &got, &buf, &$2) < 0)
+		SWIG_fail;
+	$1 = buf;
+}
+%typemap(freearg) (kfpy_inbuf data, kfpy_streamlen) {
+	if (got$argnum)
+		PyBuffer_Release(&view$argnum);
+}
+
+%typemap(in) (kfpy_outbuf buffer, kfpy_buflen) (Py_buffer view, int got = 0) {
 	if (kfpy_arg_writable($input, "$symname", &view, "buffer", &$1, &$2) < 0)
 		SWIG_fail;
 	got = 1;
 }
-%typemap(freearg) (void *to, unsigned int n) {
+%typemap(freearg) (kfpy_outbuf buffer, kfpy_buflen) {
 	if (got$argnum)
 		PyBuffer_Release(&view$argnum);
 }
 
-%typemap(in) unsigned int n {
-	if (kfpy_arg_count($input, "$symname", "n", &$1) < 0)
+%typemap(in) kfpy_inbuf, kfpy_outbuf, kfpy_buflen, kfpy_streamlen
+	"#error a kfpy_inbuf must be named data, a kfpy_outbuf buffer, each followed by its length"
+
+/* the argument's name in the message is the parameter's: the keyword */
+%typemap(in) kfpy_count {
+	if (kfpy_arg_count($input, "$symname", "$1_name", &$1) < 0)
 		SWIG_fail;
 }
 
-%typemap(in) unsigned int recsize {
+%typemap(in) kfpy_recsize {
 	if (kfpy_arg_recsize($input, "$symname", &$1) < 0)
 		SWIG_fail;
 }
 
-%typemap(in) kfpy_spinlock *lock {
+%typemap(in) kfpy_spinlock * {
 	if (kfpy_arg_lock($input, "$symname", &$1) < 0)
 		SWIG_fail;
 }
 
-/* put() takes any length: a Py_ssize_t, never clamped */
-%typemap(in) (const void *data, Py_ssize_t n) (Py_buffer view, int got = 0, const void *buf = NULL) {
-	if (kfpy_arg_data_len($input, "$symname", &view, &got, &buf, &$2) < 0)
-		SWIG_fail;
-	$1 = ($1_ltype)buf;
-}
-%typemap(freearg) (const void *data, Py_ssize_t n) {
-	if (got$argnum)
-		PyBuffer_Release(&view$argnum);
-}
-
-/* The same conversions under the names the blocking calls take by keyword. */
-%apply (const void *from, unsigned int n) { (const void *data, unsigned int n) };
-%apply (void *to, unsigned int n) { (void *buffer, unsigned int n) };
-
 /* timeout=None (seconds); kfpy_wait.c checks it, naming the method */
-%typemap(default) PyObject *timeout "$1 = Py_None;"
-%typemap(in) PyObject *timeout "$1 = $input;"
-/* get_into(..., whole=False): kfpy_wait.c checks it is a bool */
-%typemap(default) PyObject *whole "$1 = Py_False;"
-%typemap(in) PyObject *whole "$1 = $input;"
+%typemap(default) kfpy_timeout "$1 = Py_None;"
+%typemap(in) kfpy_timeout "$1 = $input;"
+/* a flag such as get_into(..., whole=False): the body checks it is a bool */
+%typemap(default) kfpy_flag "$1 = Py_False;"
+%typemap(in) kfpy_flag "$1 = $input;"
 
-/* Arguments a method accepts and ignores (__exit__, __reduce_ex__). */
-%typemap(in) PyObject *exc_type, PyObject *exc, PyObject *tb, PyObject *protocol "$1 = $input;"
-
-/* Kfifo.notifier(direction): kfpy_notify.c checks it, naming the method */
-%typemap(in) PyObject *direction "$1 = $input;"
+/* Any object: Kfifo.notifier(direction) and put_recs(records) check it,
+ * naming the method; __exit__ and __reduce_ex__ accept and ignore theirs. */
+%typemap(in) kfpy_object "$1 = $input;"
 
 %constant const char *VERSION = KFIFO_VERSION_STRING;
 

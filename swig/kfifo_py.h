@@ -58,6 +58,27 @@ extern PyTypeObject kfpy_KfifoType;
  */
 extern unsigned long kfpy_fork_gen;
 
+/*
+ * The binding's argument kinds.  kfifo.i chooses each conversion by these
+ * types, never by a parameter's name, so a renamed parameter keeps its
+ * conversion; every parameter of kfpy_methods.h has one of them (a test,
+ * tests/test_binding_safety.py, holds it there).  Each is its plain C type.
+ */
+typedef kfpy_kfifo kfpy_live;         /* self: initialised, not freed (checked after
+					 * the other arguments: kfpy_arg_live) */
+typedef kfpy_kfifo kfpy_any_kfifo;    /* self: initialised, perhaps freed (free()) */
+typedef PyObject kfpy_pyself;         /* self, unconverted: the body checks it */
+typedef unsigned int kfpy_count;      /* a count of bytes or records, 0 <= v < 2**32 */
+typedef unsigned int kfpy_recsize;    /* a record header's size: 0, 1 or 2 */
+typedef const void *kfpy_inbuf;       /* bytes-like input, with its length next */
+typedef unsigned int kfpy_buflen;     /* the length of the buffer before it, < 2**32 */
+typedef Py_ssize_t kfpy_streamlen;    /* the length of an input put() streams, any size */
+typedef void *kfpy_outbuf;            /* a writable buffer, with its length next */
+typedef PyObject *kfpy_timeout;       /* timeout=None: the body checks it */
+typedef PyObject *kfpy_flag;          /* a keyword flag, default False: the body checks it */
+typedef PyObject *kfpy_object;        /* any object, passed as it is: the body checks it
+					 * (or ignores it: __exit__, __reduce_ex__) */
+
 /* ---- argument conversion, for the typemaps of kfifo.i -------------------
  * Each returns 0, or -1 with an exception naming Kfifo.<method>() and the
  * argument.  The first two run on every call: their common case is inline. */
@@ -76,6 +97,29 @@ static inline int kfpy_arg_self(PyObject *self, const char *method,
 		return 0;
 	}
 	return kfpy_arg_self_slow(self, method, out);
+}
+
+int kfpy_arg_freed(const char *method);
+
+/*
+ * The one check that a Kfifo method's self is not freed.  It runs after
+ * every other argument is converted (the `check` typemap of kfpy_live;
+ * the end of each FAST_* wrapper): a conversion can run Python code
+ * (__index__, a buffer export) that frees the fifo.
+ */
+static inline int kfpy_arg_live(const kfpy_kfifo *k, const char *method)
+{
+	return k->freed ? kfpy_arg_freed(method) : 0;
+}
+
+/* Both at once, for what has no typemap: the type's slots and properties,
+ * and a method that returns its self object (__enter__). */
+static inline int kfpy_arg_self_live(PyObject *self, const char *method,
+				     kfpy_kfifo **out)
+{
+	if (kfpy_arg_self(self, method, out) < 0)
+		return -1;
+	return kfpy_arg_live(*out, method);
 }
 
 /* A small non-negative exact int (< 2**32), read without a call: 1 and

@@ -30,6 +30,13 @@ int kfpy_arg_self_slow(PyObject *self, const char *method, kfpy_kfifo **out)
 	return 0;
 }
 
+/* kfpy_arg_live() on a freed fifo */
+int kfpy_arg_freed(const char *method)
+{
+	kf_freed_error(method);
+	return -1;
+}
+
 /* An integer (int, bool, numpy integers: anything with __index__ that is
  * not a float) as a long long; *overflow as PyLong_AsLongLongAndOverflow. */
 static int kf_index(PyObject *o, const char *method, const char *name,
@@ -338,7 +345,8 @@ PyObject *kfpy_in_rec_fast(PyObject *self, PyObject *const *args,
 	    kf_nargs("in_rec", nargs, 2) < 0 ||
 	    kfpy_arg_data(args[0], "in_rec", &view, &got, &buf, &n) < 0)
 		return NULL;
-	if (kfpy_arg_recsize(args[1], "in_rec", &recsize) == 0) {
+	if (kfpy_arg_recsize(args[1], "in_rec", &recsize) == 0 &&
+	    kfpy_arg_live(k, "in_rec") == 0) {
 		unsigned int r;
 
 		res = kf_in_rec_fast(k, buf, n, recsize, &r)
@@ -359,7 +367,8 @@ PyObject *kfpy_out_rec_fast(PyObject *self, PyObject *const *args,
 	if (kfpy_arg_self(self, "out_rec", &k) < 0 ||
 	    kf_nargs("out_rec", nargs, 2) < 0 ||
 	    kfpy_arg_count(args[0], "out_rec", "n", &n) < 0 ||
-	    kfpy_arg_recsize(args[1], "out_rec", &recsize) < 0)
+	    kfpy_arg_recsize(args[1], "out_rec", &recsize) < 0 ||
+	    kfpy_arg_live(k, "out_rec") < 0)
 		return NULL;
 	return kfpy_out_rec(k, n, recsize);
 }
@@ -380,7 +389,8 @@ PyObject *kfpy_put_fast(PyObject *self, PyObject *const *args,
 		      KF_NNAMES(names), a) < 0 ||
 	    kfpy_arg_data_len(a[0], "put", &view, &got, &buf, &n) < 0)
 		return NULL;
-	res = kfpy_put(k, buf, n, KF_TIMEOUT(a[1]));
+	res = kfpy_arg_live(k, "put") < 0 ? NULL
+					    : kfpy_put(k, buf, n, KF_TIMEOUT(a[1]));
 	if (got)
 		PyBuffer_Release(&view);
 	return res;
@@ -397,7 +407,8 @@ PyObject *kfpy_get_fast(PyObject *self, PyObject *const *args,
 	if (kfpy_arg_self(self, "get", &k) < 0 ||
 	    kf_kwargs("get", args, nargs, kwnames, names, 1,
 		      KF_NNAMES(names), a) < 0 ||
-	    kfpy_arg_count(a[0], "get", "n", &n) < 0)
+	    kfpy_arg_count(a[0], "get", "n", &n) < 0 ||
+	    kfpy_arg_live(k, "get") < 0)
 		return NULL;
 	return kfpy_get(k, n, KF_TIMEOUT(a[1]));
 }
@@ -422,7 +433,8 @@ kf_put_rec_general(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
 		      KF_NNAMES(names), a) < 0 ||
 	    kfpy_arg_data(a[0], "put_rec", &view, &got, &buf, &n) < 0)
 		return NULL;
-	if (kfpy_arg_recsize(a[1], "put_rec", &recsize) == 0)
+	if (kfpy_arg_recsize(a[1], "put_rec", &recsize) == 0 &&
+	    kfpy_arg_live(k, "put_rec") == 0)
 		res = kfpy_put_rec(k, buf, n, recsize, KF_TIMEOUT(a[2]));
 	if (got)
 		PyBuffer_Release(&view);
@@ -480,7 +492,8 @@ kf_get_rec_general(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
 	if (kfpy_arg_self(self, "get_rec", &k) < 0 ||
 	    kf_kwargs("get_rec", args, nargs, kwnames, names, 1,
 		      KF_NNAMES(names), a) < 0 ||
-	    kfpy_arg_recsize(a[0], "get_rec", &recsize) < 0)
+	    kfpy_arg_recsize(a[0], "get_rec", &recsize) < 0 ||
+	    kfpy_arg_live(k, "get_rec") < 0)
 		return NULL;
 	return kfpy_get_rec(k, recsize, KF_TIMEOUT(a[1]));
 }
@@ -527,7 +540,8 @@ PyObject *kfpy_put_recs_fast(PyObject *self, PyObject *const *args,
 	if (kfpy_arg_self(self, "put_recs", &k) < 0 ||
 	    kf_kwargs("put_recs", args, nargs, kwnames, names, 2,
 		      KF_NNAMES(names), a) < 0 ||
-	    kfpy_arg_recsize(a[1], "put_recs", &recsize) < 0)
+	    kfpy_arg_recsize(a[1], "put_recs", &recsize) < 0 ||
+	    kfpy_arg_live(k, "put_recs") < 0)
 		return NULL;
 	return kfpy_put_recs(k, a[0], recsize, KF_TIMEOUT(a[2]));
 }
@@ -544,7 +558,8 @@ PyObject *kfpy_get_recs_fast(PyObject *self, PyObject *const *args,
 	    kf_kwargs("get_recs", args, nargs, kwnames, names, 2,
 		      KF_NNAMES(names), a) < 0 ||
 	    kfpy_arg_count(a[0], "get_recs", "max", &max) < 0 ||
-	    kfpy_arg_recsize(a[1], "get_recs", &recsize) < 0)
+	    kfpy_arg_recsize(a[1], "get_recs", &recsize) < 0 ||
+	    kfpy_arg_live(k, "get_recs") < 0)
 		return NULL;
 	return kfpy_get_recs(k, max, recsize, KF_TIMEOUT(a[2]));
 }

@@ -145,7 +145,9 @@ static inline int kf_side_enter(kf_side *s)
 }
 
 /* Refuse a freed fifo, enter side @s, and refuse it again (free() may have
- * run while we waited). */
+ * run while we waited).  The first check is kept although self was
+ * checked on entry: the callers convert a timeout, or export a buffer,
+ * first, which can run Python code that frees the fifo. */
 static inline int kf_enter(kfpy_kfifo *k, kf_side *s, const char *method)
 {
 	if (k->freed) {

@@ -14,10 +14,13 @@
  *             METH_FASTCALL wrapper c_function##_fast (kfpy_args.c) that
  *             SWIG does not see: the hot calls, where SWIG's tuple
  *             unpacking and keyword parsing cost more than the call
- * parameters  what SWIG wraps: the typemaps of kfifo.i convert each
- *             Python argument by its C type and name (`self` is the
- *             object the method is called on); for FAST_* the C body the
- *             _fast wrapper calls with the same conversions
+ * parameters  what SWIG wraps, each of an argument kind of kfifo_py.h
+ *             (kfpy_count, kfpy_timeout, ...): the typemaps of kfifo.i
+ *             convert each Python argument by its kind, never by its
+ *             name (`self` is the object the method is called on; a
+ *             kfpy_live self is refused once freed, so a body need not
+ *             check); for FAST_* the C body the _fast wrapper calls with
+ *             the same conversions and the same check
  * docstring   numpydoc, starting with the text signature
  *             ("name($self, ...)\n--\n\n") that inspect.signature() reads
  *
@@ -29,7 +32,7 @@
  */
 /* producer side */
 KFPY_METHOD(Kfifo, in_, kfpy_in, POS,
-	(kfpy_kfifo *self, const void *from, unsigned int n),
+	(kfpy_live *self, kfpy_inbuf data, kfpy_buflen n),
 	"in_($self, data, /)\n"
 	"--\n"
 	"\n"
@@ -49,7 +52,7 @@ KFPY_METHOD(Kfifo, in_, kfpy_in, POS,
 	"-----\n"
 	"Producer side.")
 KFPY_METHOD(Kfifo, from_user, kfpy_from_user, POS,
-	(kfpy_kfifo *self, const void *from, unsigned int n),
+	(kfpy_live *self, kfpy_inbuf data, kfpy_buflen n),
 	"from_user($self, data, /)\n"
 	"--\n"
 	"\n"
@@ -65,7 +68,7 @@ KFPY_METHOD(Kfifo, from_user, kfpy_from_user, POS,
 	"int\n"
 	"    The number of bytes stored.")
 KFPY_METHOD(Kfifo, in_rec, kfpy_in_rec, FAST_POS,
-	(kfpy_kfifo *self, const void *from, unsigned int n, unsigned int recsize),
+	(kfpy_live *self, kfpy_inbuf data, kfpy_buflen n, kfpy_recsize recsize),
 	"in_rec($self, data, recsize, /)\n"
 	"--\n"
 	"\n"
@@ -93,7 +96,7 @@ KFPY_METHOD(Kfifo, in_rec, kfpy_in_rec, FAST_POS,
 	"ValueError\n"
 	"    ``recsize`` is not 0, 1 or 2.")
 KFPY_METHOD(Kfifo, from_user_rec, kfpy_from_user_rec, POS,
-	(kfpy_kfifo *self, const void *from, unsigned int n, unsigned int recsize),
+	(kfpy_live *self, kfpy_inbuf data, kfpy_buflen n, kfpy_recsize recsize),
 	"from_user_rec($self, data, recsize, /)\n"
 	"--\n"
 	"\n"
@@ -111,7 +114,7 @@ KFPY_METHOD(Kfifo, from_user_rec, kfpy_from_user_rec, POS,
 	"int\n"
 	"    0 on success, ``len(data) + 1`` when refused.")
 KFPY_METHOD(Kfifo, in_locked, kfpy_in_locked, POS,
-	(kfpy_kfifo *self, const void *from, unsigned int n, kfpy_spinlock *lock),
+	(kfpy_live *self, kfpy_inbuf data, kfpy_buflen n, kfpy_spinlock *lock),
 	"in_locked($self, data, lock, /)\n"
 	"--\n"
 	"\n"
@@ -134,7 +137,7 @@ KFPY_METHOD(Kfifo, in_locked, kfpy_in_locked, POS,
 
 /* consumer side */
 KFPY_METHOD(Kfifo, out, kfpy_out, POS,
-	(kfpy_kfifo *self, unsigned int n),
+	(kfpy_live *self, kfpy_count n),
 	"out($self, n, /)\n"
 	"--\n"
 	"\n"
@@ -161,7 +164,7 @@ KFPY_METHOD(Kfifo, out, kfpy_out, POS,
 	"-----\n"
 	"Consumer side.")
 KFPY_METHOD(Kfifo, to_user, kfpy_to_user, POS,
-	(kfpy_kfifo *self, unsigned int n),
+	(kfpy_live *self, kfpy_count n),
 	"to_user($self, n, /)\n"
 	"--\n"
 	"\n"
@@ -177,7 +180,7 @@ KFPY_METHOD(Kfifo, to_user, kfpy_to_user, POS,
 	"bytes\n"
 	"    The bytes removed.")
 KFPY_METHOD(Kfifo, out_into, kfpy_out_into, POS,
-	(kfpy_kfifo *self, void *to, unsigned int n),
+	(kfpy_live *self, kfpy_outbuf buffer, kfpy_buflen n),
 	"out_into($self, buffer, /)\n"
 	"--\n"
 	"\n"
@@ -195,7 +198,7 @@ KFPY_METHOD(Kfifo, out_into, kfpy_out_into, POS,
 	"int\n"
 	"    The number of bytes copied and removed.")
 KFPY_METHOD(Kfifo, out_rec, kfpy_out_rec, FAST_POS,
-	(kfpy_kfifo *self, unsigned int n, unsigned int recsize),
+	(kfpy_live *self, kfpy_count n, kfpy_recsize recsize),
 	"out_rec($self, n, recsize, /)\n"
 	"--\n"
 	"\n"
@@ -217,7 +220,7 @@ KFPY_METHOD(Kfifo, out_rec, kfpy_out_rec, FAST_POS,
 	"    ``ret == 0``) and ``*total``, the record's length from its header.\n"
 	"    Nothing is removed unless ``ret == 0``.")
 KFPY_METHOD(Kfifo, to_user_rec, kfpy_to_user_rec, POS,
-	(kfpy_kfifo *self, unsigned int n, unsigned int recsize),
+	(kfpy_live *self, kfpy_count n, kfpy_recsize recsize),
 	"to_user_rec($self, n, recsize, /)\n"
 	"--\n"
 	"\n"
@@ -235,7 +238,7 @@ KFPY_METHOD(Kfifo, to_user_rec, kfpy_to_user_rec, POS,
 	"tuple of (int, bytes, int)\n"
 	"    ``(ret, data, total)`` as for ``out_rec``.")
 KFPY_METHOD(Kfifo, out_locked, kfpy_out_locked, POS,
-	(kfpy_kfifo *self, unsigned int n, kfpy_spinlock *lock),
+	(kfpy_live *self, kfpy_count n, kfpy_spinlock *lock),
 	"out_locked($self, n, lock, /)\n"
 	"--\n"
 	"\n"
@@ -256,7 +259,7 @@ KFPY_METHOD(Kfifo, out_locked, kfpy_out_locked, POS,
 	"bytes\n"
 	"    The bytes removed.")
 KFPY_METHOD(Kfifo, peek_rec, kfpy_peek_rec, POS,
-	(kfpy_kfifo *self, unsigned int recsize),
+	(kfpy_live *self, kfpy_recsize recsize),
 	"peek_rec($self, recsize, /)\n"
 	"--\n"
 	"\n"
@@ -273,7 +276,7 @@ KFPY_METHOD(Kfifo, peek_rec, kfpy_peek_rec, POS,
 	"    The length in the next record's header; 0 if fewer than ``recsize``\n"
 	"    bytes are stored; ``len()`` for ``recsize`` 0.")
 KFPY_METHOD(Kfifo, skip, kfpy_skip, POS,
-	(kfpy_kfifo *self, unsigned int n),
+	(kfpy_live *self, kfpy_count n),
 	"skip($self, n, /)\n"
 	"--\n"
 	"\n"
@@ -284,7 +287,7 @@ KFPY_METHOD(Kfifo, skip, kfpy_skip, POS,
 	"n : int\n"
 	"    The number of bytes to drop.")
 KFPY_METHOD(Kfifo, skip_rec, kfpy_skip_rec, POS,
-	(kfpy_kfifo *self, unsigned int recsize),
+	(kfpy_live *self, kfpy_recsize recsize),
 	"skip_rec($self, recsize, /)\n"
 	"--\n"
 	"\n"
@@ -298,7 +301,7 @@ KFPY_METHOD(Kfifo, skip_rec, kfpy_skip_rec, POS,
 	"recsize : {0, 1, 2}\n"
 	"    Header size.")
 KFPY_METHOD(Kfifo, reset_out, kfpy_reset_out, POS,
-	(kfpy_kfifo *self),
+	(kfpy_live *self),
 	"reset_out($self, /)\n"
 	"--\n"
 	"\n"
@@ -306,7 +309,7 @@ KFPY_METHOD(Kfifo, reset_out, kfpy_reset_out, POS,
 
 /* blocking calls and end of stream; timeout= may be given by keyword */
 KFPY_METHOD(Kfifo, put, kfpy_put, FAST_KW,
-	(kfpy_kfifo *self, const void *data, Py_ssize_t n, PyObject *timeout),
+	(kfpy_live *self, kfpy_inbuf data, kfpy_streamlen n, kfpy_timeout timeout),
 	"put($self, data, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -336,7 +339,7 @@ KFPY_METHOD(Kfifo, put, kfpy_put, FAST_KW,
 	"ValueError\n"
 	"    A negative timeout, or the fifo was freed (also while waiting).")
 KFPY_METHOD(Kfifo, get, kfpy_get, FAST_KW,
-	(kfpy_kfifo *self, unsigned int n, PyObject *timeout),
+	(kfpy_live *self, kfpy_count n, kfpy_timeout timeout),
 	"get($self, n, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -353,7 +356,7 @@ KFPY_METHOD(Kfifo, get, kfpy_get, FAST_KW,
 	"TimeoutError\n"
 	"    Nothing arrived in time.")
 KFPY_METHOD(Kfifo, get_into, kfpy_get_into, KW,
-	(kfpy_kfifo *self, void *buffer, unsigned int n, PyObject *timeout, PyObject *whole),
+	(kfpy_live *self, kfpy_outbuf buffer, kfpy_buflen n, kfpy_timeout timeout, kfpy_flag whole),
 	"get_into($self, buffer, timeout=None, whole=False)\n"
 	"--\n"
 	"\n"
@@ -387,7 +390,7 @@ KFPY_METHOD(Kfifo, get_into, kfpy_get_into, KW,
 	"EOFError\n"
 	"    ``whole=True`` and the stream ended part way; ``taken`` as above.")
 KFPY_METHOD(Kfifo, get_exactly, kfpy_get_exactly, KW,
-	(kfpy_kfifo *self, unsigned int n, PyObject *timeout),
+	(kfpy_live *self, kfpy_count n, kfpy_timeout timeout),
 	"get_exactly($self, n, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -403,7 +406,7 @@ KFPY_METHOD(Kfifo, get_exactly, kfpy_get_exactly, KW,
 	"    The stream ended (closed) with fewer than ``n`` bytes; nothing is\n"
 	"    removed.")
 KFPY_METHOD(Kfifo, put_frame, kfpy_put_frame, KW,
-	(kfpy_kfifo *self, const void *data, Py_ssize_t n, PyObject *timeout),
+	(kfpy_live *self, kfpy_inbuf data, kfpy_streamlen n, kfpy_timeout timeout),
 	"put_frame($self, data, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -422,7 +425,7 @@ KFPY_METHOD(Kfifo, put_frame, kfpy_put_frame, KW,
 	"BrokenPipeError\n"
 	"    The fifo is closed; ``stored`` as above.")
 KFPY_METHOD(Kfifo, get_frame, kfpy_get_frame, KW,
-	(kfpy_kfifo *self, PyObject *timeout),
+	(kfpy_live *self, kfpy_timeout timeout),
 	"get_frame($self, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -445,7 +448,7 @@ KFPY_METHOD(Kfifo, get_frame, kfpy_get_frame, KW,
 	"ValueError\n"
 	"    The header is not a length this process can hold (nothing taken).")
 KFPY_METHOD(Kfifo, get_frame_into, kfpy_get_frame_into, KW,
-	(kfpy_kfifo *self, void *buffer, unsigned int n, PyObject *timeout),
+	(kfpy_live *self, kfpy_outbuf buffer, kfpy_buflen n, kfpy_timeout timeout),
 	"get_frame_into($self, buffer, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -463,7 +466,7 @@ KFPY_METHOD(Kfifo, get_frame_into, kfpy_get_frame_into, KW,
 	"kfifo.Empty, EOFError\n"
 	"    As for ``get_frame``.")
 KFPY_METHOD(Kfifo, put_rec, kfpy_put_rec, FAST_KW,
-	(kfpy_kfifo *self, const void *data, unsigned int n, unsigned int recsize, PyObject *timeout),
+	(kfpy_live *self, kfpy_inbuf data, kfpy_buflen n, kfpy_recsize recsize, kfpy_timeout timeout),
 	"put_rec($self, data, recsize, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -481,7 +484,7 @@ KFPY_METHOD(Kfifo, put_rec, kfpy_put_rec, FAST_KW,
 	"    No room in time; nothing stored (``stored`` attribute 0: a record\n"
 	"    is stored whole or not at all).")
 KFPY_METHOD(Kfifo, get_rec, kfpy_get_rec, FAST_KW,
-	(kfpy_kfifo *self, unsigned int recsize, PyObject *timeout),
+	(kfpy_live *self, kfpy_recsize recsize, kfpy_timeout timeout),
 	"get_rec($self, recsize, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -497,7 +500,7 @@ KFPY_METHOD(Kfifo, get_rec, kfpy_get_rec, FAST_KW,
 	"bytes or None\n"
 	"    The record; ``None`` at end of stream (closed, no whole record left).")
 KFPY_METHOD(Kfifo, put_recs, kfpy_put_recs, FAST_KW,
-	(kfpy_kfifo *self, PyObject *records, unsigned int recsize, PyObject *timeout),
+	(kfpy_live *self, kfpy_object records, kfpy_recsize recsize, kfpy_timeout timeout),
 	"put_recs($self, records, recsize, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -531,7 +534,7 @@ KFPY_METHOD(Kfifo, put_recs, kfpy_put_recs, FAST_KW,
 	"    No room in time, or the fifo is closed: the records before stay\n"
 	"    stored, and the exception's ``stored`` attribute says how many.")
 KFPY_METHOD(Kfifo, get_recs, kfpy_get_recs, FAST_KW,
-	(kfpy_kfifo *self, unsigned int max, unsigned int recsize, PyObject *timeout),
+	(kfpy_live *self, kfpy_count max, kfpy_recsize recsize, kfpy_timeout timeout),
 	"get_recs($self, max, recsize, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -556,7 +559,7 @@ KFPY_METHOD(Kfifo, get_recs, kfpy_get_recs, FAST_KW,
 	"TimeoutError\n"
 	"    No record arrived in time; nothing removed.")
 KFPY_METHOD(Kfifo, records, kfpy_records, POS,
-	(kfpy_kfifo *self, unsigned int recsize),
+	(kfpy_live *self, kfpy_recsize recsize),
 	"records($self, recsize, /)\n"
 	"--\n"
 	"\n"
@@ -573,7 +576,7 @@ KFPY_METHOD(Kfifo, records, kfpy_records, POS,
 	">>> list(f.records(1))\n"
 	"[b'one', b'two']")
 KFPY_METHOD(Kfifo, wait_avail, kfpy_wait_avail, KW,
-	(kfpy_kfifo *self, unsigned int n, PyObject *timeout),
+	(kfpy_live *self, kfpy_count n, kfpy_timeout timeout),
 	"wait_avail($self, n, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -589,7 +592,7 @@ KFPY_METHOD(Kfifo, wait_avail, kfpy_wait_avail, KW,
 	"ValueError\n"
 	"    ``n`` is more than ``size()``.")
 KFPY_METHOD(Kfifo, wait_len, kfpy_wait_len, KW,
-	(kfpy_kfifo *self, unsigned int n, PyObject *timeout),
+	(kfpy_live *self, kfpy_count n, kfpy_timeout timeout),
 	"wait_len($self, n, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -605,7 +608,7 @@ KFPY_METHOD(Kfifo, wait_len, kfpy_wait_len, KW,
 	"ValueError\n"
 	"    ``n`` is more than ``size()``.")
 KFPY_METHOD(Kfifo, close, kfpy_close, POS,
-	(kfpy_kfifo *self),
+	(kfpy_live *self),
 	"close($self, /)\n"
 	"--\n"
 	"\n"
@@ -615,7 +618,7 @@ KFPY_METHOD(Kfifo, close, kfpy_close, POS,
 	"memory stays.")
 /* event loops: a file descriptor to wait on (kfpy_notify.c) */
 KFPY_METHOD(Kfifo, notifier, kfpy_notifier, POS,
-	(kfpy_kfifo *self, PyObject *direction),
+	(kfpy_live *self, kfpy_object direction),
 	"notifier($self, direction, /)\n"
 	"--\n"
 	"\n"
@@ -654,7 +657,7 @@ KFPY_METHOD(Kfifo, notifier, kfpy_notifier, POS,
 	"notifiers are woken by publishers in any process.")
 /* zero-copy: in_* on the producer side, out_* on the consumer side */
 KFPY_METHOD(Kfifo, in_prepare, kfpy_in_prepare, POS,
-	(kfpy_kfifo *self, unsigned int n),
+	(kfpy_live *self, kfpy_count n),
 	"in_prepare($self, n, /)\n"
 	"--\n"
 	"\n"
@@ -684,7 +687,7 @@ KFPY_METHOD(Kfifo, in_prepare, kfpy_in_prepare, POS,
 	">>> f.out(3)\n"
 	"b'abc'")
 KFPY_METHOD(Kfifo, in_finish, kfpy_in_finish, POS,
-	(kfpy_kfifo *self, unsigned int n),
+	(kfpy_live *self, kfpy_count n),
 	"in_finish($self, n, /)\n"
 	"--\n"
 	"\n"
@@ -697,7 +700,7 @@ KFPY_METHOD(Kfifo, in_finish, kfpy_in_finish, POS,
 	"int\n"
 	"    ``min(n, avail())``: the bytes published.")
 KFPY_METHOD(Kfifo, out_prepare, kfpy_out_prepare, POS,
-	(kfpy_kfifo *self, unsigned int n),
+	(kfpy_live *self, kfpy_count n),
 	"out_prepare($self, n, /)\n"
 	"--\n"
 	"\n"
@@ -712,7 +715,7 @@ KFPY_METHOD(Kfifo, out_prepare, kfpy_out_prepare, POS,
 	"    Read-only views into the ring buffer; while any is alive, ``free()``\n"
 	"    raises ``BufferError``.")
 KFPY_METHOD(Kfifo, out_finish, kfpy_out_finish, POS,
-	(kfpy_kfifo *self, unsigned int n),
+	(kfpy_live *self, kfpy_count n),
 	"out_finish($self, n, /)\n"
 	"--\n"
 	"\n"
@@ -726,7 +729,7 @@ KFPY_METHOD(Kfifo, out_finish, kfpy_out_finish, POS,
 
 /* both sides */
 KFPY_METHOD(Kfifo, reset, kfpy_reset, POS,
-	(kfpy_kfifo *self),
+	(kfpy_live *self),
 	"reset($self, /)\n"
 	"--\n"
 	"\n"
@@ -734,7 +737,7 @@ KFPY_METHOD(Kfifo, reset, kfpy_reset, POS,
 	"\n"
 	"Waits for calls in flight on either side.")
 KFPY_METHOD(Kfifo, free, kfpy_free, POS,
-	(kfpy_kfifo *self),
+	(kfpy_any_kfifo *self),
 	"free($self, /)\n"
 	"--\n"
 	"\n"
@@ -748,7 +751,7 @@ KFPY_METHOD(Kfifo, free, kfpy_free, POS,
 
 /* queries */
 KFPY_METHOD(Kfifo, len, kfpy_len, POS,
-	(kfpy_kfifo *self),
+	(kfpy_live *self),
 	"len($self, /)\n"
 	"--\n"
 	"\n"
@@ -758,7 +761,7 @@ KFPY_METHOD(Kfifo, len, kfpy_len, POS,
 	"-------\n"
 	"int")
 KFPY_METHOD(Kfifo, size, kfpy_size, POS,
-	(kfpy_kfifo *self),
+	(kfpy_live *self),
 	"size($self, /)\n"
 	"--\n"
 	"\n"
@@ -768,7 +771,7 @@ KFPY_METHOD(Kfifo, size, kfpy_size, POS,
 	"-------\n"
 	"int")
 KFPY_METHOD(Kfifo, avail, kfpy_avail, POS,
-	(kfpy_kfifo *self),
+	(kfpy_live *self),
 	"avail($self, /)\n"
 	"--\n"
 	"\n"
@@ -778,7 +781,7 @@ KFPY_METHOD(Kfifo, avail, kfpy_avail, POS,
 	"-------\n"
 	"int")
 KFPY_METHOD(Kfifo, is_empty, kfpy_is_empty, POS,
-	(kfpy_kfifo *self),
+	(kfpy_live *self),
 	"is_empty($self, /)\n"
 	"--\n"
 	"\n"
@@ -788,7 +791,7 @@ KFPY_METHOD(Kfifo, is_empty, kfpy_is_empty, POS,
 	"-------\n"
 	"bool")
 KFPY_METHOD(Kfifo, is_full, kfpy_is_full, POS,
-	(kfpy_kfifo *self),
+	(kfpy_live *self),
 	"is_full($self, /)\n"
 	"--\n"
 	"\n"
@@ -798,7 +801,7 @@ KFPY_METHOD(Kfifo, is_full, kfpy_is_full, POS,
 	"-------\n"
 	"bool")
 KFPY_METHOD(Kfifo, valid, kfpy_valid, POS,
-	(kfpy_kfifo *self),
+	(kfpy_live *self),
 	"valid($self, /)\n"
 	"--\n"
 	"\n"
@@ -809,7 +812,7 @@ KFPY_METHOD(Kfifo, valid, kfpy_valid, POS,
 	"-------\n"
 	"bool")
 KFPY_METHOD(Kfifo, is_freed, kfpy_is_freed, POS,
-	(PyObject *self),
+	(kfpy_pyself *self),
 	"is_freed($self, /)\n"
 	"--\n"
 	"\n"
@@ -821,13 +824,13 @@ KFPY_METHOD(Kfifo, is_freed, kfpy_is_freed, POS,
 
 /* protocols */
 KFPY_METHOD(Kfifo, __enter__, kfpy_enter, POS,
-	(PyObject *self),
+	(kfpy_pyself *self),
 	"__enter__($self, /)\n"
 	"--\n"
 	"\n"
 	"Return the fifo itself.")
 KFPY_METHOD(Kfifo, __exit__, kfpy_exit, POS,
-	(PyObject *self, PyObject *exc_type, PyObject *exc, PyObject *tb),
+	(kfpy_pyself *self, kfpy_object exc_type, kfpy_object exc, kfpy_object tb),
 	"__exit__($self, exc_type, exc, tb, /)\n"
 	"--\n"
 	"\n"
@@ -836,14 +839,14 @@ KFPY_METHOD(Kfifo, __exit__, kfpy_exit, POS,
 	"when ``free()`` refuses (views still alive). ``with kfifo.freeing(f):``\n"
 	"frees without closing.")
 KFPY_METHOD(Kfifo, __reduce_ex__, kfpy_reduce_ex, POS,
-	(PyObject *self, PyObject *protocol),
+	(kfpy_pyself *self, kfpy_object protocol),
 	"__reduce_ex__($self, protocol, /)\n"
 	"--\n"
 	"\n"
 	"Refuse to pickle (``TypeError``): a fifo is memory of this process.")
 /* kfifo.SpinLock */
 KFPY_METHOD(SpinLock, locked, kfpy_spin_locked, POS,
-	(PyObject *self),
+	(kfpy_pyself *self),
 	"locked($self, /)\n"
 	"--\n"
 	"\n"

@@ -138,8 +138,6 @@ PyObject *kfpy_notifier(kfpy_kfifo *k, PyObject *direction)
 	kf_notifier *self;
 	int dir, err;
 
-	if (k->freed)
-		return kf_freed_error("notifier");
 	if (!PyUnicode_Check(direction)) {
 		PyErr_Format(PyExc_TypeError,
 			     "Kfifo.notifier(): direction must be 'data' or "

@@ -137,6 +137,8 @@ static PyObject *kf_prepare(kfpy_kfifo *k, kf_side *s, kf_prepare_fn fn,
 	rb = ra ? kf_region_new(k, readonly) : NULL;
 	if (rb == NULL)
 		goto out;
+	/* kept: making the regions can run the collector, and a
+	 * finalizer free() */
 	if (k->freed) {
 		kf_freed_error(method);
 		goto out;

@@ -300,12 +300,8 @@ static Py_ssize_t kf_sq_length(PyObject *self)
 {
 	kfpy_kfifo *k;
 
-	if (kfpy_arg_self(self, "__len__", &k) < 0)
+	if (kfpy_arg_self_live(self, "__len__", &k) < 0)
 		return -1;
-	if (k->freed) {
-		kf_freed_error("__len__");
-		return -1;
-	}
 	return (Py_ssize_t)kfifo_len(&k->st->fifo);
 }
 
@@ -313,8 +309,6 @@ static Py_ssize_t kf_sq_length(PyObject *self)
 
 PyObject *kfpy_reset(kfpy_kfifo *k)
 {
-	if (k->freed)
-		return kf_freed_error("reset");
 	if (kf_exiting_in_flight(k->st))
 		return kf_exiting_error("reset");
 	kf_enter_both(k->st);
@@ -325,6 +319,7 @@ PyObject *kfpy_reset(kfpy_kfifo *k)
 		kfifo_reset_out(&k->st->fifo);
 	}
 	kf_side_release(&k->st->prod);
+	/* kept: kf_enter_both() may have let go of the GIL, and free() run */
 	if (k->freed)
 		return kf_freed_error("reset");
 	Py_RETURN_NONE;
@@ -385,10 +380,8 @@ static PyObject *kf_get_closed(PyObject *self, void *closure)
 	kfpy_kfifo *k;
 
 	(void)closure;
-	if (kfpy_arg_self(self, "closed", &k) < 0)
+	if (kfpy_arg_self_live(self, "closed", &k) < 0)
 		return NULL;
-	if (k->freed)
-		return kf_freed_error("closed");
 	return PyBool_FromLong(kfifo_is_closed(&k->st->fifo));
 }
 
@@ -397,10 +390,8 @@ static PyObject *kf_get_name(PyObject *self, void *closure)
 	kfpy_kfifo *k;
 
 	(void)closure;
-	if (kfpy_arg_self(self, "name", &k) < 0)
+	if (kfpy_arg_self_live(self, "name", &k) < 0)
 		return NULL;
-	if (k->freed)
-		return kf_freed_error("name");
 	if (k->block == NULL)
 		Py_RETURN_NONE;
 	return kf_block_name(k->block);
@@ -412,13 +403,10 @@ static PyObject *kf_get_count(PyObject *self, void *closure)
 	unsigned int many = (unsigned int)(uintptr_t)closure;
 	kfpy_kfifo *k;
 
-	if (kfpy_arg_self(self, many == KFIFO_MANY_PRODUCERS ? "producers"
-							      : "consumers",
-			  &k) < 0)
+	if (kfpy_arg_self_live(self, many == KFIFO_MANY_PRODUCERS ? "producers"
+								   : "consumers",
+			       &k) < 0)
 		return NULL;
-	if (k->freed)
-		return kf_freed_error(many == KFIFO_MANY_PRODUCERS ? "producers"
-								    : "consumers");
 	return PyUnicode_FromString(kfifo_mode(&k->st->fifo) & many ? "many"
 								     : "one");
 }
@@ -428,10 +416,8 @@ static PyObject *kf_get_sealed(PyObject *self, void *closure)
 	kfpy_kfifo *k;
 
 	(void)closure;
-	if (kfpy_arg_self(self, "sealed", &k) < 0)
+	if (kfpy_arg_self_live(self, "sealed", &k) < 0)
 		return NULL;
-	if (k->freed)
-		return kf_freed_error("sealed");
 	return PyBool_FromLong(k->block != NULL && kf_block_sealed(k->block));
 }
 
@@ -462,10 +448,7 @@ static PyGetSetDef kf_getset[] = {
 #define KF_QUERY(name, expr)                                                   \
 	PyObject *kfpy_##name(kfpy_kfifo *k)                                   \
 	{                                                                      \
-		struct kfifo *f;                                               \
-		if (k->freed)                                                  \
-			return kf_freed_error(#name);                          \
-		f = &k->st->fifo;                                              \
+		struct kfifo *f = &k->st->fifo;                                \
 		return expr;                                                   \
 	}
 
@@ -491,10 +474,8 @@ PyObject *kfpy_enter(PyObject *self)
 {
 	kfpy_kfifo *k;
 
-	if (kfpy_arg_self(self, "__enter__", &k) < 0)
+	if (kfpy_arg_self_live(self, "__enter__", &k) < 0)
 		return NULL;
-	if (k->freed)
-		return kf_freed_error("__enter__");
 	Py_INCREF(self);
 	return self;
 }

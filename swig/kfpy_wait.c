@@ -197,6 +197,8 @@ static int kf_wait(kfpy_kfifo *k, const char *method, enum kf_wait_kind kind,
 	long long yield, start;
 	int r;
 
+	/* kept: the callers convert the timeout (its __float__) first; and
+	 * in the loop below, each time the GIL comes back */
 	if (k->freed) {
 		kf_freed_error(method);
 		return -1;
@@ -637,6 +639,8 @@ PyObject *kfpy_put_frame(kfpy_kfifo *k, const void *data, Py_ssize_t n,
 
 	if (kf_deadline(timeout, "put_frame", &deadline) < 0)
 		return NULL;
+	/* kept, here and after each kf_deadline(): the timeout's __float__
+	 * ran after the check of self, and may have freed the fifo */
 	if (k->freed)
 		return kf_freed_error("put_frame");
 	if (kf_frame_side_ok(k, "put_frame", 1) < 0)
@@ -1204,8 +1208,6 @@ PyObject *kfpy_records(kfpy_kfifo *k, unsigned int recsize)
 
 	if (kf_rec_waitable(recsize, "records") < 0)
 		return NULL;
-	if (k->freed)
-		return kf_freed_error("records");
 	it = PyObject_GC_New(kf_records, &kf_RecordsType);
 	if (it == NULL)
 		return NULL;
@@ -1244,8 +1246,6 @@ PyObject *kfpy_wait_len(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
 /* Either side, any thread: kfifo_close needs no side. */
 PyObject *kfpy_close(kfpy_kfifo *k)
 {
-	if (k->freed)
-		return kf_freed_error("close");
 	kfifo_close(&k->st->fifo);
 	Py_RETURN_NONE;
 }

@@ -551,6 +551,41 @@ def test_freed_fifo_errors_name_the_method():
         f.out_rec(1, 1)
 
 
+# every documented call but free() (a second free() is harmless, as in C)
+# and __exit__ (it frees)
+FREED_CALLS = sorted(name for name in EVERY_CALL if name not in ("free", "__exit__"))
+
+
+@pytest.mark.parametrize("name", FREED_CALLS)
+def test_every_call_on_a_freed_fifo_names_its_method(name):
+    f = Kfifo(8)
+    f.in_(b"ab")
+    f.free()
+    with pytest.raises(ValueError, match=r"Kfifo\.%s\(\): operation on a freed Kfifo" % re.escape(name)):
+        EVERY_CALL[name](f)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [lambda f, n: f.out(n), lambda f, n: f.in_prepare(n), lambda f, n: f.get(n, timeout=0),
+     lambda f, n: f.get_recs(n, 1, timeout=0), lambda f, n: f.out_rec(n, 1)],
+    ids=["out", "in_prepare", "get", "get_recs", "out_rec"],
+)
+def test_an_argument_that_frees_the_fifo_while_converted_is_refused(call):
+    # self is checked after the other arguments: their conversion runs
+    # Python code
+    f = Kfifo(8)
+    f.in_(b"ab")
+
+    class Freeing:
+        def __index__(self):
+            f.free()
+            return 1
+
+    with pytest.raises(ValueError, match="freed"):
+        call(f, Freeing())
+
+
 def test_methods_called_on_a_foreign_object_raise_type_error():
     with pytest.raises(TypeError):
         Kfifo.in_(SpinLock(), b"x")
@@ -617,3 +652,55 @@ def test_each_method_has_the_table_s_docstring_and_signature(typ, name, kw):
     if kw == "KW":
         assert "timeout" in sig.parameters
         assert sig.parameters["timeout"].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+
+
+# The argument kinds of swig/kfifo_py.h: kfifo.i picks each conversion by
+# type, so a parameter of a raw C type would get SWIG's default conversion
+# (or none) instead of the binding's.
+BINDING_KINDS = {"kfpy_live *", "kfpy_any_kfifo *", "kfpy_pyself *", "kfpy_count", "kfpy_recsize",
+                 "kfpy_inbuf", "kfpy_buflen", "kfpy_streamlen", "kfpy_outbuf", "kfpy_timeout",
+                 "kfpy_flag", "kfpy_object", "kfpy_spinlock *"}
+
+
+def method_parameters():
+    """(name, [(type, parameter name)]) of every entry of swig/kfpy_methods.h."""
+    src = Path(__file__).resolve().parent.parent / "swig" / "kfpy_methods.h"
+    if not src.exists():  # pragma: no cover - tests run from an sdist
+        pytest.skip("no swig/ sources beside the tests")
+    entries = re.findall(r"^KFPY_METHOD\(\w+, (\w+), \w+, \w+,\s*\(([^)]*)\)", src.read_text(encoding="utf-8"), re.M)
+    assert len(entries) == len(method_table())
+    out = []
+    for name, params in entries:
+        parsed = []
+        for p in params.split(","):
+            m = re.fullmatch(r"\s*(.*?)\s*(\**)\s*(\w+)\s*", p)
+            parsed.append(((m.group(1) + (" " + m.group(2) if m.group(2) else "")), m.group(3)))
+        out.append((name, parsed))
+    return out
+
+
+@pytest.mark.parametrize("name, params", method_parameters(), ids=lambda v: v if isinstance(v, str) else "")
+def test_every_parameter_of_a_wrapped_method_has_a_binding_kind(name, params):
+    raw = [f"{t} {p}" for t, p in params if t not in BINDING_KINDS]
+    assert not raw, f"{name}: raw C types, give each a kind of kfifo_py.h: {raw}"
+    assert params[0][1] == "self"
+    for (t, p), nxt in zip(params, params[1:] + [("", "")]):
+        if t == "kfpy_inbuf":
+            assert p == "data" and nxt[0] in ("kfpy_buflen", "kfpy_streamlen"), name
+        if t == "kfpy_outbuf":
+            assert p == "buffer" and nxt[0] == "kfpy_buflen", name
+
+
+def test_every_binding_kind_has_its_typemap_and_typedef():
+    root = Path(__file__).resolve().parent.parent / "swig"
+    if not root.exists():  # pragma: no cover - tests run from an sdist
+        pytest.skip("no swig/ sources beside the tests")
+    typemaps = "\n".join(re.findall(r"^%typemap\((?:in|check)[^)]*\)\s*([^{\"]*)", (root / "kfifo.i").read_text(encoding="utf-8"), re.M))
+    header = (root / "kfifo_py.h").read_text(encoding="utf-8")
+    for kind in BINDING_KINDS:
+        base = kind.rstrip(" *")
+        assert re.search(r"\b%s\b" % base, typemaps), kind
+        if base != "kfpy_spinlock":
+            assert re.search(r"^typedef [^;]*\b%s;" % base, header, re.M), kind
+    # no typemap chooses by a parameter's name alone on a raw type
+    assert not re.search(r"^%typemap\((?:in|check|default)[^)]*\)\s*(unsigned int|PyObject \*|const void \*|void \*)", (root / "kfifo.i").read_text(encoding="utf-8"), re.M)
