@@ -132,8 +132,8 @@ static int kfifo__block_path(char *path, const char *name)
  * @min_len (1 at least) bytes that this process can map; or -errno. */
 static int kfifo__block_size(int fd, size_t min_len, size_t *len)
 {
-	uintmax_t size;
-	int regular, r = kfifo__block_stat(fd, &regular, &size);
+	uintmax_t size = 0;
+	int regular = 0, r = kfifo__block_stat(fd, &regular, &size);
 
 	if (r != 0)
 		return r;
