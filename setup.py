@@ -5,8 +5,9 @@ metadata (pyproject.toml), CMake for the extension ``kfifo._kfifo``.
 ``build_ext`` configures the top-level ``CMakeLists.txt`` with
 ``KFIFO_PYTHON=ON`` and builds its target ``kfifo_ext`` (libkfifo.a, the
 binding's C and the SWIG wrapper; CMakeLists.txt says how) into the place
-setuptools installs from.  It all goes to ``build/python`` of the source
-tree (or ``$KFIFO_BUILD_BASE``), nothing to a shared temporary directory.
+setuptools installs from.  It all goes to ``build/python/<interpreter>`` of
+the source tree, e.g. ``build/python/cpython-312`` (or
+``$KFIFO_BUILD_BASE``), nothing to a shared temporary directory.
 ``CMAKE_ARGS`` adds CMake options, e.g. ``-DKFIFO_ASAN=ON -DKFIFO_UBSAN=ON``
 (scripts/test-binding-asan.sh); ``CFLAGS`` reach every C file
 (scripts/check-gcc14.sh).  Each set of them, and each Python, gets a CMake
@@ -19,6 +20,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 import sysconfig
 
 from setuptools import Extension, setup
@@ -34,7 +36,11 @@ def read_version() -> str:
 
 
 def build_base() -> str:
-    base = os.path.abspath(os.environ.get("KFIFO_BUILD_BASE") or os.path.join(HERE, "build", "python"))
+    # one per interpreter: bdist_wheel's staging directory and egg-info live
+    # here, so two Pythons building wheels from one tree at once (the
+    # release check does) must not share it
+    default = os.path.join(HERE, "build", "python", sys.implementation.cache_tag)
+    base = os.path.abspath(os.environ.get("KFIFO_BUILD_BASE") or default)
     os.makedirs(base, exist_ok=True)  # egg_info wants it to exist
     return base
 
