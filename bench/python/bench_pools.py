@@ -21,9 +21,15 @@ and 2x2.  Payloads: 16-byte records and 64 KiB chunks.  Peers:
 
 Every item carries (producer, sequence) in its first 16 bytes; consumers
 sum them, and the run is refused unless the count and the sum are exactly
-what was sent (each item once).  Timing is the parent's: every process
-starts, builds its data and waits on an Event; the clock runs from the set
-to the last consumer's report.  Peers run one after the other within a
+what was sent.  A producer cycles through at most 4 MiB of distinct items
+($KFIFO_BENCH_CYCLE_BYTES; the 16-byte ones are all distinct, the 64 KiB
+ones 64, whose sequence is then the item's index mod 64), so that what it
+sends is in its cache, as data it has just made would be: hundreds of MiB
+built beforehand would be read once from memory by every peer alike, and
+measure the memory more than the queue.  Timing is the parent's: every
+process starts, builds its data and waits on an Event; the clock runs from
+the set to the last consumer's report (a producer reports when it is done,
+so that its exit is not timed).  Peers run one after the other within a
 repetition, and the ratio is kfifo's rate over the peer's in the same
 repetition, median over repetitions (noise on a shared machine comes in
 phases).
@@ -32,6 +38,7 @@ phases).
 """
 import argparse
 import multiprocessing as mp
+import multiprocessing.queues
 import os
 import statistics
 import struct
@@ -49,14 +56,32 @@ CTX = mp.get_context("fork")
 SHAPES = [(1, 1), (1, 10), (10, 1), (3, 20), (2, 2)]
 
 
+#: the bytes of distinct items a producer cycles through (see items())
+CYCLE_BYTES = int(os.environ.get("KFIFO_BENCH_CYCLE_BYTES", 4 << 20))
+
+
+def distinct(size):
+    """How many distinct items a producer of items of @size bytes has."""
+    return max(1, CYCLE_BYTES // size)
+
+
 def items(p, n, size):
+    """Producer p's n items: item s carries (p, s mod distinct(size)).  A
+    producer cycles through at most CYCLE_BYTES of distinct items, so that
+    what it sends is in its cache, as data it has just made would be,
+    rather than hundreds of MiB built beforehand, read once from memory by
+    every peer alike (the 16-byte items are all distinct)."""
+    k = distinct(size)
     pad = bytes(size - HEAD.size)
-    return [HEAD.pack(p, s) + pad for s in range(n)]
+    made = [HEAD.pack(p, s) + pad for s in range(min(n, k))]
+    return [made[s % k] for s in range(n)]
 
 
-def expected(producers, n):
-    """The sum of p * n + s over every item (p, s) sent."""
-    return producers * n * (n - 1) // 2 + n * n * producers * (producers - 1) // 2
+def expected(producers, n, size=16):
+    """The sum of p * n + (s mod distinct(size)) over every item sent."""
+    k = distinct(size)
+    per_producer = (n // k) * (k * (k - 1) // 2) + (n % k) * (n % k - 1) // 2
+    return producers * per_producer + n * n * producers * (producers - 1) // 2
 
 
 def tally(batch, acc):
@@ -129,6 +154,10 @@ def q_produce(q, p, n, size, go):
     go.wait()
     for it in data:
         q.put(it, True, 600)  # faster-fifo's default gives up after 10 s
+    if isinstance(q, mp.queues.Queue):
+        # its put() hands the item to a feeder thread: done means sent
+        q.close()
+        q.join_thread()
 
 
 def ff_consume(q, n, size, go, out):
@@ -229,36 +258,46 @@ PEERS = {
 }
 
 
+def produce_then_report(produce, done, *args):
+    """A producer process: its peer's loop, then "done" to the parent, so
+    that the clock stops at the queue's work and not at the process's exit
+    (freeing its items)."""
+    produce(*args)
+    done.put(None)
+
+
 def run(peer, producers, consumers, n, size):
     """One run: items per second (all producers' items over the wall time)."""
     make, produce, consume, end = PEERS[peer]
     q = make(producers, consumers)
     go = CTX.Event()
     out = CTX.Queue()
+    done = CTX.Queue()
     if peer == "pyzmq":
         cs = [CTX.Process(target=consume, args=(q, n, size, go, out, i, producers))
               for i in range(consumers)]
     else:
         cs = [CTX.Process(target=consume, args=(q, n, size, go, out)) for _ in range(consumers)]
-    ps = [CTX.Process(target=produce, args=(q, p, n, size, go)) for p in range(producers)]
+    ps = [CTX.Process(target=produce_then_report, args=(produce, done, q, p, n, size, go))
+          for p in range(producers)]
     for pr in cs + ps:
         pr.start()
     time.sleep(0.5 if peer == "pyzmq" else 0.2)  # every process built its data and waits
     t0 = time.perf_counter()
     go.set()
-    for pr in ps:
-        pr.join()
+    for _ in ps:
+        done.get(timeout=600)
     if end is not None:
         end(q, consumers)
     got = [out.get(timeout=600) for _ in cs]
     took = time.perf_counter() - t0
-    for pr in cs:
+    for pr in cs + ps:
         pr.join()
     count = sum(g[0] for g in got)
     total = sum(g[1] for g in got)
-    if count != producers * n or total != expected(producers, n):
+    if count != producers * n or total != expected(producers, n, size):
         raise SystemExit(f"{peer} {producers}x{consumers} {size} B: got {count} items "
-                         f"(sum {total}), sent {producers * n} (sum {expected(producers, n)})")
+                         f"(sum {total}), sent {producers * n} (sum {expected(producers, n, size)})")
     if peer == "kfifo":
         q.free()
     return producers * n / took
@@ -368,7 +407,7 @@ def main():
         return
     shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
     total16 = 20000 if args.quick else 200000
-    total64k = 200 if args.quick else 1000
+    total64k = 200 if args.quick else 4000
     rows = []
     for size, total in ((16, total16), (65536, total64k)):
         for producers, consumers in shapes:
