@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         lock = kfifo.SpinLock()
         _show("in_locked(b'locked', lock)", f.in_locked(b"locked", lock), f)
         _show("out_locked(6, lock)", f.out_locked(6, lock), f)
-    print(f"\nwith-block left: free() ran        -> {f!r}")
+    print(f"\nwith-block left: close(), free()   -> {f!r}")
 
     import threading
 
