@@ -19,24 +19,35 @@ and 2x2.  Payloads: 16-byte records and 64 KiB chunks.  Peers:
   ends with one empty message per consumer; a consumer stops after one
   from every producer.
 
-Every item carries (producer, sequence) in its first 16 bytes; consumers
-sum them, and the run is refused unless the count and the sum are exactly
-what was sent.  A producer cycles through at most 4 MiB of distinct items
+Every item carries (producer, sequence) in its first 16 bytes.  While the
+clock runs a consumer keeps those heads (appended to a bytearray, the same
+for every peer); once done it reports, and only then sums them: the run is
+refused unless the count and the sum are exactly what was sent.  (Summing
+each item as it came, struct.unpack_from and the arithmetic in Python,
+~120-200 ns, cost six times kfifo's own calls per 16-byte item and
+measured the check more than the queue.)
+
+A producer cycles through at most 4 MiB of distinct items
 ($KFIFO_BENCH_CYCLE_BYTES; the 16-byte ones are all distinct, the 64 KiB
 ones 64, whose sequence is then the item's index mod 64), so that what it
 sends is in its cache, as data it has just made would be: hundreds of MiB
 built beforehand would be read once from memory by every peer alike, and
-measure the memory more than the queue.  Timing is the parent's: every
-process starts, builds its data and waits on an Event; the clock runs from
-the set to the last consumer's report (a producer reports when it is done,
-so that its exit is not timed).  Peers run one after the other within a
-repetition, and the ratio is kfifo's rate over the peer's in the same
-repetition, median over repetitions (noise on a shared machine comes in
-phases).
+measure the memory more than the queue.
+
+Timing is the parent's: every process starts, builds its data and waits
+on an Event; the clock runs from the set to the last consumer's report
+that it is done (a producer reports when it is done, so that its exit is
+not timed).  Each peer first makes one untimed run of the default count,
+from which its count is raised so that a run lasts at least 0.5 s
+(scaled(); $KFIFO_BENCH_MIN_SECONDS).  Peers run one after the other
+within a repetition, and the ratio is kfifo's rate over the peer's in the
+same repetition, median over repetitions (noise on a shared machine comes
+in phases).
 
     python bench/python/bench_pools.py [--repeats N] [--quick] [--out]
 """
 import argparse
+import math
 import multiprocessing as mp
 import multiprocessing.queues
 import os
@@ -58,6 +69,23 @@ SHAPES = [(1, 1), (1, 10), (10, 1), (3, 20), (2, 2)]
 
 #: the bytes of distinct items a producer cycles through (see items())
 CYCLE_BYTES = int(os.environ.get("KFIFO_BENCH_CYCLE_BYTES", 4 << 20))
+#: the shortest timed run worth a figure (see scaled())
+MIN_SECONDS = float(os.environ.get("KFIFO_BENCH_MIN_SECONDS", 0.5))
+#: how many times its first count a peer's item count may grow
+MAX_SCALE = 64
+
+
+def scaled(n, took, min_seconds=MIN_SECONDS, most=MAX_SCALE):
+    """The items per producer for runs of at least @min_seconds, from a
+    first run of @n that took @took seconds.  Every run pays fixed costs
+    (waking each process from the Event, the reports back), a few to tens
+    of milliseconds on 2 cores: 4000 chunks of 64 KiB or 200,000 records
+    went through kfifo in 20-70 ms, so those costs were a third of its
+    time and none of the slower peers'.  Each peer gets its own count,
+    once, before the paired repetitions."""
+    if took >= min_seconds:
+        return n
+    return n * min(most, math.ceil(min_seconds / max(took, 1e-6)))
 
 
 def distinct(size):
@@ -84,11 +112,31 @@ def expected(producers, n, size=16):
     return producers * per_producer + n * n * producers * (producers - 1) // 2
 
 
-def tally(batch, acc):
-    for it in batch:
-        p, s = HEAD.unpack_from(it)
-        acc[0] += 1
-        acc[1] += p * acc[2] + s
+def keep(batch, heads, size):
+    """What a consumer does with a batch of items it took while the clock
+    runs: append their 16-byte (producer, sequence) heads to the bytearray
+    @heads, for the check after the clock (report())."""
+    if size <= 16:
+        heads += b"".join(batch)
+    else:
+        for it in batch:
+            heads += it[:16]
+
+
+def tally(heads, n):
+    """The count and the sum of p * n + s over the kept heads (the check)."""
+    return len(heads) // HEAD.size, sum(p * n + s for p, s in HEAD.iter_unpack(heads))
+
+
+def report(out, sums, heads, n):
+    """A consumer is done: its "done" to @out (the clock stops at the last
+    one), then its count and sum to @sums, computed after that.  Summing
+    each item as it arrived cost ~120-200 ns an item in Python, six times
+    what kfifo's put_rec and get_recs cost per 16-byte item together, the
+    same for every peer: it capped kfifo near 8 M items/s and measured the
+    check more than the queue."""
+    out.put(None)
+    sums.put(tally(heads, n))
 
 
 # ---- kfifo -----------------------------------------------------------------------------------
@@ -110,27 +158,27 @@ def kf_produce(q, p, n, size, go):
             q.put_rec(it, 0)
 
 
-def kf_drain_recs(q, acc):
+def kf_drain_recs(q, heads):
     """16-byte records in batches of 256 until the end of the stream."""
     while True:
         b = q.get_recs(256, 1)
         if not b:
             return
-        tally(b, acc)
+        heads += b"".join(b)
 
 
-def kf_consume(q, n, size, go, out):
-    acc = [0, 0, n]
+def kf_consume(q, n, size, go, out, sums):
+    heads = bytearray()
     go.wait()
     if size <= 16:
-        kf_drain_recs(q, acc)
+        kf_drain_recs(q, heads)
     else:
         while True:
             try:
-                tally([q.get_exactly(size)], acc)
+                heads += q.get_exactly(size)[:16]
             except EOFError:
                 break
-    out.put((acc[0], acc[1]))
+    report(out, sums, heads, n)
 
 
 def kf_end(q, consumers):
@@ -160,8 +208,8 @@ def q_produce(q, p, n, size, go):
         q.join_thread()
 
 
-def ff_consume(q, n, size, go, out):
-    acc = [0, 0, n]
+def ff_consume(q, n, size, go, out, sums):
+    heads = bytearray()
     go.wait()
     import queue
     while True:
@@ -170,25 +218,23 @@ def ff_consume(q, n, size, go, out):
         except queue.Empty:  # its wait can end early when another consumer was first
             continue
         ends = b.count(None)
-        tally([it for it in b if it is not None], acc)
+        keep([it for it in b if it is not None] if ends else b, heads, size)
         if ends:
             for _ in range(ends - 1):  # another consumer's end
                 q.put(None)
             break
-    out.put((acc[0], acc[1]))
+    report(out, sums, heads, n)
 
 
-def mq_consume(q, n, size, go, out):
-    acc = [0, 0, n]
+def mq_consume(q, n, size, go, out, sums):
+    heads = bytearray()
     go.wait()
     while True:
         it = q.get()
         if it is None:
             break
-        acc[0] += 1
-        p, s = HEAD.unpack_from(it)
-        acc[1] += p * n + s
-    out.put((acc[0], acc[1]))
+        heads += it[:16]
+    report(out, sums, heads, n)
 
 
 def q_end(q, consumers):
@@ -228,13 +274,13 @@ def zq_produce(spec, p, n, size, go):
     ctx.term()
 
 
-def zq_consume(spec, n, size, go, out, index, producers):
+def zq_consume(spec, n, size, go, out, sums, index, producers):
     import zmq
     ctx = zmq.Context()
     s = ctx.socket(zmq.PULL)
     s.setsockopt(zmq.RCVHWM, 100000)
     s.bind(spec.ends[index])
-    acc = [0, 0, n]
+    heads = bytearray()
     ends = 0
     go.wait()
     while ends < producers:
@@ -242,10 +288,8 @@ def zq_consume(spec, n, size, go, out, index, producers):
         if not it:
             ends += 1
             continue
-        acc[0] += 1
-        p, q = HEAD.unpack_from(it)
-        acc[1] += p * n + q
-    out.put((acc[0], acc[1]))
+        heads += it[:16]
+    report(out, sums, heads, n)
     s.close()
     ctx.term()
 
@@ -272,12 +316,14 @@ def run(peer, producers, consumers, n, size):
     q = make(producers, consumers)
     go = CTX.Event()
     out = CTX.Queue()
+    sums = CTX.Queue()
     done = CTX.Queue()
     if peer == "pyzmq":
-        cs = [CTX.Process(target=consume, args=(q, n, size, go, out, i, producers))
+        cs = [CTX.Process(target=consume, args=(q, n, size, go, out, sums, i, producers))
               for i in range(consumers)]
     else:
-        cs = [CTX.Process(target=consume, args=(q, n, size, go, out)) for _ in range(consumers)]
+        cs = [CTX.Process(target=consume, args=(q, n, size, go, out, sums))
+              for _ in range(consumers)]
     ps = [CTX.Process(target=produce_then_report, args=(produce, done, q, p, n, size, go))
           for p in range(producers)]
     for pr in cs + ps:
@@ -289,8 +335,10 @@ def run(peer, producers, consumers, n, size):
         done.get(timeout=600)
     if end is not None:
         end(q, consumers)
-    got = [out.get(timeout=600) for _ in cs]
+    for _ in cs:
+        out.get(timeout=600)
     took = time.perf_counter() - t0
+    got = [sums.get(timeout=600) for _ in cs]
     for pr in cs + ps:
         pr.join()
     count = sum(g[0] for g in got)
@@ -331,17 +379,17 @@ def thread_run(peer, producers, consumers, n):
                 q.put(it)
 
     def consume():
-        acc = [0, 0, n]
+        heads = bytearray()
         go.wait()
         if peer == "kfifo":
-            kf_drain_recs(q, acc)
+            kf_drain_recs(q, heads)
         else:
             while True:
                 it = q.get()
                 if it is None:
                     break
-                tally((it,), acc)
-        results.append(acc)
+                heads += it
+        results.append(heads)
 
     ts = [threading.Thread(target=consume) for _ in range(consumers)]
     ps = [threading.Thread(target=produce, args=(p,)) for p in range(producers)]
@@ -359,25 +407,32 @@ def thread_run(peer, producers, consumers, n):
     for t in ts:
         t.join()
     took = time.perf_counter() - t0
-    if sum(a[0] for a in results) != producers * n or sum(a[1] for a in results) != expected(producers, n):
+    checks = [tally(heads, n) for heads in results]
+    if sum(c[0] for c in checks) != producers * n or sum(c[1] for c in checks) != expected(producers, n):
         raise SystemExit(f"threads {peer} {producers}x{consumers}: wrong items")
     return producers * n / took
 
 
 def threads_main(args):
     rows = []
+    peers = {"kfifo": "kfifo", "queue.SimpleQueue": "simple"}
     for producers, consumers in ((1, 4), (2, 2), (4, 1)):
         n = (20000 if args.quick else 300000) // producers
-        rates = {"kfifo": [], "queue.SimpleQueue": []}
+        counts = {name: n for name in peers}
+        if not args.quick:
+            for name, peer in peers.items():
+                rate = thread_run(peer, producers, consumers, n)
+                counts[name] = scaled(n, producers * n / rate)
+        rates = {name: [] for name in peers}
         for _ in range(args.repeats):
-            rates["kfifo"].append(thread_run("kfifo", producers, consumers, n))
-            rates["queue.SimpleQueue"].append(thread_run("simple", producers, consumers, n))
+            for name, peer in peers.items():
+                rates[name].append(thread_run(peer, producers, consumers, counts[name]))
         ratios = benchlib.paired_median_ratios(rates, "kfifo")
         for peer in rates:
             med = statistics.median(rates[peer])
-            rows.append((f"{producers}x{consumers}", peer, med, ratios[peer]))
+            rows.append((f"{producers}x{consumers}", peer, med, ratios[peer], producers * counts[peer]))
             print(f"threads 16 B {producers}x{consumers} {peer:<18} {med / 1e3:10.1f} k items/s   "
-                  f"kfifo {ratios[peer]:.2f}x", flush=True)
+                  f"kfifo {ratios[peer]:.2f}x   ({producers * counts[peer]} items a run)", flush=True)
     if args.out:
         lines = ["", "## Threads of one process", "",
                  time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()) +
@@ -385,9 +440,10 @@ def threads_main(args):
                  "`Kfifo(FIFO, producers=..., consumers=...)` put_rec / get_recs(256) against "
                  "`queue.SimpleQueue` put / get.", "",
                  benchlib.load_line(), "",
-                 "| threads producers x consumers | peer | rate | kfifo / peer |", "|---|---|---:|---:|"]
-        for shape, peer, med, ratio in rows:
-            lines.append(f"| {shape} | {peer} | {med / 1e6:.3f} M rec/s | {ratio:.2f}× |")
+                 "| threads producers x consumers | peer | rate | kfifo / peer | items a run |",
+                 "|---|---|---:|---:|---:|"]
+        for shape, peer, med, ratio, items_run in rows:
+            lines.append(f"| {shape} | {peer} | {med / 1e6:.3f} M rec/s | {ratio:.2f}× | {items_run:,} |")
         lines += ["", f"`python bench/python/bench_pools.py --threads --repeats {args.repeats} --out`", ""]
         with open(os.path.join(benchlib.RESULTS, "pools.md"), "a") as fh:
             fh.write("\n".join(lines))
@@ -412,16 +468,23 @@ def main():
     for size, total in ((16, total16), (65536, total64k)):
         for producers, consumers in shapes:
             n = max(1, total // producers)
+            counts = {peer: n for peer in PEERS}
+            if not args.quick:
+                for peer in PEERS:
+                    rate = run(peer, producers, consumers, n, size)
+                    counts[peer] = scaled(n, producers * n / rate)
             rates = {peer: [] for peer in PEERS}
             for _ in range(args.repeats):
                 for peer in PEERS:
-                    rates[peer].append(run(peer, producers, consumers, n, size))
+                    rates[peer].append(run(peer, producers, consumers, counts[peer], size))
             ratios = benchlib.paired_median_ratios(rates, "kfifo")
             for peer in PEERS:
                 med = statistics.median(rates[peer])
-                rows.append((size, f"{producers}x{consumers}", peer, med, ratios[peer]))
+                items_run = producers * counts[peer]
+                rows.append((size, f"{producers}x{consumers}", peer, med, ratios[peer], items_run))
                 print(f"{size:>6} B {producers}x{consumers:<3} {peer:<12} "
-                      f"{med / 1e3:10.1f} k items/s   kfifo {ratios[peer]:.2f}x", flush=True)
+                      f"{med / 1e3:10.1f} k items/s   kfifo {ratios[peer]:.2f}x   "
+                      f"({items_run} items a run)", flush=True)
     if args.out:
         write(rows, args)
 
@@ -443,13 +506,13 @@ def write(rows, args):
         "Rates are items per second, all producers together (16 B records, or 64 KiB chunks). "
         "Ratio: kfifo's rate over the peer's in the same repetition, median.",
         "",
-        "| payload | producers x consumers | peer | rate | kfifo / peer |",
-        "|---|---|---|---:|---:|",
+        "| payload | producers x consumers | peer | rate | kfifo / peer | items a run |",
+        "|---|---|---|---:|---:|---:|",
     ]
-    for size, shape, peer, med, ratio in rows:
+    for size, shape, peer, med, ratio, items_run in rows:
         unit = f"{med / 1e6:.3f} M rec/s" if size == 16 else f"{med * size / 1e9:.2f} GB/s"
         lines.append(f"| {'16 B' if size == 16 else '64 KiB'} | {shape} | {peer} | {unit} | "
-                     f"{ratio:.2f}× |")
+                     f"{ratio:.2f}× | {items_run:,} |")
     lines += ["", f"`python bench/python/bench_pools.py --repeats {args.repeats}"
               f"{' --quick' if args.quick else ''} --out`; method in its docstring.", ""]
     with open(os.path.join(benchlib.RESULTS, "pools.md"), "w") as fh:

@@ -48,3 +48,30 @@ def test_large_items_cycle_through_a_bounded_set():
 def test_kfifo_runs_pass_the_count_and_sum_check(producers, consumers, n, size):
     # run() raises SystemExit unless every item arrived once
     assert bench_pools.run("kfifo", producers, consumers, n, size) > 0
+
+
+@pytest.mark.parametrize("size", [16, 65536])
+def test_kept_heads_tally_to_what_was_sent(size):
+    # keep() in batches as a consumer takes them, tally() after the clock:
+    # together they must give the count and sum that run() checks
+    producers, n = 2, 300
+    heads = bytearray()
+    for p in range(producers):
+        data = bench_pools.items(p, n, size)
+        for i in range(0, n, 7):
+            bench_pools.keep(data[i:i + 7], heads, size)
+    assert len(heads) == producers * n * bench_pools.HEAD.size
+    assert bench_pools.tally(heads, n) == (producers * n, bench_pools.expected(producers, n, size))
+    # one item missing, or one counted twice, shows in the check
+    assert bench_pools.tally(heads[:-16], n)[0] == producers * n - 1
+    assert bench_pools.tally(heads + heads[:16], n) != bench_pools.tally(heads, n)
+
+
+def test_scaled_lengthens_short_runs_only():
+    assert bench_pools.scaled(1000, 0.6, min_seconds=0.5) == 1000
+    assert bench_pools.scaled(1000, 0.5, min_seconds=0.5) == 1000
+    # 30 ms -> 17 times the items (at least 0.51 s at the same rate)
+    assert bench_pools.scaled(1000, 0.03, min_seconds=0.5) == 17000
+    # never more than MAX_SCALE times, however short the first run
+    assert bench_pools.scaled(1000, 0.0, min_seconds=0.5) == 1000 * bench_pools.MAX_SCALE
+    assert bench_pools.scaled(1000, 1e-4, min_seconds=0.5) == 1000 * bench_pools.MAX_SCALE
