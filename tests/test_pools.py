@@ -150,6 +150,105 @@ def test_processes_exactly_once(producers, consumers, per, size, batch, how):
     verify(streams, producers, per)
 
 
+# ---- chunks of 4 KiB and more: exclusive waiters ---------------------------------------------
+# On a side of many consumers, a wait for 4 KiB or more before a take is
+# exclusive: a publication wakes one sleeping consumer (c/src/kfifo_wake.h,
+# "Exclusive waiters").  A lost wake-up would leave chunks behind sleeping
+# consumers until their wait's next 100 ms slice; these check that every
+# chunk is still taken exactly once, in order per producer, through both
+# calls that wait so, with chunks put one at a time and several at once.
+
+
+def chunk(p, s, n):
+    return make(p, s) + bytes(n - REC.size)
+
+
+def produce_chunks(f, p, per, n, batch):
+    for s in range(0, per, batch):
+        group = [chunk(p, q, n) for q in range(s, min(per, s + batch))]
+        if len(group) == 1:
+            f.put_rec(group[0], 0)
+        else:
+            f.put_recs(group, 0)  # one publication: the taker hands on
+
+
+def consume_chunks(f, n, how):
+    got = []
+    buf = bytearray(n)
+    while True:
+        if how == "get_exactly":
+            try:
+                c = f.get_exactly(n)
+            except EOFError:
+                break
+        else:
+            if f.get_into(buf, whole=True) == 0:
+                break
+            c = bytes(buf)
+        assert len(c) == n and not any(c[REC.size:])
+        got.append(c[:REC.size])
+    return got
+
+
+CHUNKS = dict(
+    producers=st.integers(1, 2),
+    consumers=st.integers(2, 4),
+    per=st.integers(0, 60),
+    n=st.sampled_from([4096, 8192]),
+    batch=st.sampled_from([1, 3]),
+    how=st.sampled_from(["get_exactly", "get_into"]),
+)
+
+
+@settings(deadline=None, max_examples=15, suppress_health_check=[HealthCheck.too_slow])
+@given(shared=st.booleans(), **CHUNKS)
+def test_chunk_consumers_exactly_once(shared, producers, consumers, per, n, batch, how):
+    f = kfifo.Kfifo(4 * n, shared=shared, **mode(producers, consumers))
+    streams = [None] * consumers
+
+    def worker(i):
+        streams[i] = consume_chunks(f, n, how)
+
+    cs = [threading.Thread(target=worker, args=(i,)) for i in range(consumers)]
+    ps = [threading.Thread(target=produce_chunks, args=(f, p, per, n, batch))
+          for p in range(producers)]
+    for t in cs + ps:
+        t.start()
+    for t in ps:
+        t.join()
+    f.close()
+    for t in cs:
+        t.join()
+    verify(streams, producers, per)
+    f.free()
+
+
+def _chunk_consumer_proc(f, n, how, conn):
+    conn.send(consume_chunks(f, n, how))
+    conn.close()
+
+
+@settings(deadline=None, max_examples=6, suppress_health_check=[HealthCheck.too_slow])
+@given(**CHUNKS)
+def test_chunk_consumer_processes_exactly_once(producers, consumers, per, n, batch, how):
+    f = kfifo.Kfifo(4 * n, shared=True, **mode(producers, consumers))
+    pipes = [FORK.Pipe(duplex=False) for _ in range(consumers)]
+    cs = [FORK.Process(target=_chunk_consumer_proc, args=(f, n, how, w)) for _, w in pipes]
+    ps = [FORK.Process(target=produce_chunks, args=(f, p, per, n, batch))
+          for p in range(producers)]
+    for pr in cs + ps:
+        pr.start()
+    for pr in ps:
+        pr.join()
+        assert pr.exitcode == 0
+    f.close()
+    streams = [r.recv() for r, _ in pipes]
+    for pr in cs:
+        pr.join()
+        assert pr.exitcode == 0
+    verify(streams, producers, per)
+
+
 # ---- workers killed with SIGKILL ------------------------------------------------------------
 
 

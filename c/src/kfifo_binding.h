@@ -28,4 +28,14 @@ unsigned int kfifo__in_rec_open(struct kfifo *fifo, const void *from,
 unsigned int kfifo__out_rec_len(struct kfifo *fifo, void *to, unsigned int n,
 				unsigned int recsize);
 
+/*
+ * kfifo_wait_len(@n) (@record 0) or kfifo_wait_rec(@n as recsize) (@record
+ * 1) for a caller that takes what it waited for as soon as this returns
+ * 0: on a fifo of many consumers it waits as an exclusive waiter
+ * (kfifo_wake.h), whom a publication wakes alone.  A caller that may not
+ * take (a wait for its own sake) uses the public calls.
+ */
+int kfifo__wait_take(struct kfifo *fifo, unsigned int n, int record,
+		     long long timeout_ns);
+
 #endif /* KFIFO_BINDING_H */

@@ -80,6 +80,9 @@ enum kfifo__side { KFIFO__IN_SIDE, KFIFO__OUT_SIDE };
  * a handle of one producer / consumer (kfifo_lock.c). */
 int kfifo__side_enter(struct kfifo *fifo, enum kfifo__side side);
 void kfifo__side_leave(struct kfifo *fifo, enum kfifo__side side);
+/* kfifo__side_leave() without E2's hand-on (kfifo_wake.h): for a waiter
+ * that only looked, so that looking never wakes another waiter */
+void kfifo__side_leave_quiet(struct kfifo *fifo, enum kfifo__side side);
 /* kfifo_*_prepare() keeps the side entered when it returns regions, the
  * matching kfifo_*_finish() leaves it. */
 void kfifo__side_keep(struct kfifo *fifo, enum kfifo__side side);

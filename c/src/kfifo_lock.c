@@ -45,6 +45,7 @@
 #define _GNU_SOURCE /* syscall(), gettid numbers */
 #include "kfifo_atomic.h"
 #include "kfifo_kind.h"
+#include "kfifo_wake.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -367,15 +368,52 @@ int kfifo__side_enter(struct kfifo *fifo, enum kfifo__side side)
 	return 0;
 }
 
-void kfifo__side_leave(struct kfifo *fifo, enum kfifo__side side)
+/*
+ * E2 (kfifo_wake.h): a consumer of many that has taken and let go of the
+ * side wakes one more exclusive sleeper if data remains.  After the lock
+ * is given up, so that the one woken can take it; seq_cst loads, so that
+ * a waiter counted before the publication this consumer's wait or take
+ * followed is seen (its count was read by that publication's P2).
+ */
+static void kfifo__hand_on(struct kfifo *fifo)
+{
+	enum kfifo__kind kind = kfifo__kind(fifo);
+	unsigned int w = __atomic_load_n(
+		kfifo__waiters_word(fifo, kind, KFIFO__DATA_DIR),
+		__ATOMIC_SEQ_CST);
+
+	if (w < KFIFO__EXCL_ONE)
+		return;
+	if (__atomic_load_n(kfifo__in_word(fifo, kind), __ATOMIC_SEQ_CST) ==
+	    __atomic_load_n(kfifo__out_word(fifo, kind), __ATOMIC_SEQ_CST))
+		return;
+	kfifo__futex_wake(fifo, kfifo__seq_word(fifo, kind, KFIFO__DATA_DIR),
+			  0);
+}
+
+static void kfifo__side_release(struct kfifo *fifo, enum kfifo__side side,
+				int hand_on)
 {
 	struct kfifo__side_words w = kfifo__side(fifo, side);
 
 	if (!(fifo->flags & w.many) || *w.hold == 0)
 		return;
 	*w.hold -= 1;
-	if (*w.hold == 0)
+	if (*w.hold == 0) {
 		kfifo__lock_give(w.lock, kfifo__kind(fifo));
+		if (hand_on && side == KFIFO__OUT_SIDE)
+			kfifo__hand_on(fifo);
+	}
+}
+
+void kfifo__side_leave(struct kfifo *fifo, enum kfifo__side side)
+{
+	kfifo__side_release(fifo, side, 1);
+}
+
+void kfifo__side_leave_quiet(struct kfifo *fifo, enum kfifo__side side)
+{
+	kfifo__side_release(fifo, side, 0);
 }
 
 void kfifo__side_keep(struct kfifo *fifo, enum kfifo__side side)

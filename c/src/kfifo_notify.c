@@ -73,9 +73,9 @@
 #include <stdlib.h>
 
 /* P3 (kfifo_wake.h): the futex waiters, then the notifiers. */
-void kfifo__wake(struct kfifo *fifo, unsigned int *seq)
+void kfifo__wake(struct kfifo *fifo, unsigned int *seq, int all)
 {
-	kfifo__futex_wake(fifo, seq);
+	kfifo__futex_wake(fifo, seq, all);
 #if KFIFO__WAIT_FUTEX
 	/* after the RMW of @seq in kfifo__futex_wake(): it is what orders
 	 * the notifiers' registrations against this publication (below) */
@@ -86,7 +86,7 @@ void kfifo__wake(struct kfifo *fifo, unsigned int *seq)
 unsigned int kfifo__wake_ret(struct kfifo *fifo, unsigned int *seq,
 			     unsigned int ret)
 {
-	kfifo__wake(fifo, seq);
+	kfifo__wake(fifo, seq, 0);
 	return ret;
 }
 
@@ -716,10 +716,10 @@ static int kfifo__hold(struct kfifo_notifier *n)
 		if (ret < 0)
 			return ret;
 		/* W1; for a handle publishers take the fenced path */
-		(void)kfifo__announce(n->fifo, waiters);
+		(void)kfifo__announce(n->fifo, waiters, 1);
 	} else {
 		kfifo__reg_insert(n);
-		if (!kfifo__announce(n->fifo, waiters)) {
+		if (!kfifo__announce(n->fifo, waiters, 1)) {
 			/* membarrier() failed: publishers may miss us */
 			__atomic_sub_fetch(waiters, 1, __ATOMIC_SEQ_CST);
 			kfifo__reg_remove(n);

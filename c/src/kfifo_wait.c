@@ -15,6 +15,7 @@
  * needs to wake it, so the publishers do nothing.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime(), nanosleep() */
+#include "kfifo_binding.h"
 #include "kfifo_copy.h"
 #include "kfifo_index.h"
 
@@ -55,8 +56,11 @@ static unsigned int kfifo__wait_level(struct kfifo *fifo)
 }
 
 /* Whether the fifo holds the next record whole.  Consumer side: @out does
- * not move under us, so the header bytes are the next record's. */
-static int kfifo__record_stored(struct kfifo *fifo, unsigned int recsize)
+ * not move under us, so the header bytes are the next record's.  With
+ * many consumers another one may take that record, and a producer write
+ * over its header, while we read it: the check then holds the consumers'
+ * side, as a peek does (a side a live peer keeps: not decided, 0). */
+static int kfifo__record_stored_one(struct kfifo *fifo, unsigned int recsize)
 {
 	enum kfifo__kind kind = kfifo__kind(fifo);
 	unsigned int out =
@@ -68,6 +72,23 @@ static int kfifo__record_stored(struct kfifo *fifo, unsigned int recsize)
 
 	return len >= recsize &&
 	       len - recsize >= kfifo__rec_header(fifo, out, recsize);
+}
+
+static int kfifo__record_stored(struct kfifo *fifo, unsigned int recsize)
+{
+	int r;
+
+	if (!(fifo->flags & KFIFO__MANY_OUT))
+		return kfifo__record_stored_one(fifo, recsize);
+	/* no header stored: no record, and no lock taken (waiters check
+	 * often while they spin; takers must not queue behind them) */
+	if (kfifo__wait_level(fifo) < recsize)
+		return 0;
+	if (kfifo__side_enter(fifo, KFIFO__OUT_SIDE) != 0)
+		return 0;
+	r = kfifo__record_stored_one(fifo, recsize);
+	kfifo__side_leave_quiet(fifo, KFIFO__OUT_SIDE);
+	return r;
 }
 
 /*
@@ -205,16 +226,32 @@ static int kfifo__spin(struct kfifo *fifo, enum kfifo__cond cond,
 	return want == n ? 1 : kfifo__decide(fifo, cond, n);
 }
 
-/* The blocking part of every wait: the first check failed, timeout != 0. */
+/*
+ * E3 (kfifo_wake.h): whether an exclusive waiter that armed @val, having
+ * slept on @slept (or not yet slept: @slept_yet 0), must wake all, its
+ * condition having just failed: a new epoch that did not wake all, and
+ * data stored that another waiter may want.
+ */
+static int kfifo__must_escalate(struct kfifo *fifo, unsigned int val,
+				unsigned int slept, int slept_yet)
+{
+	return slept_yet && !(val & KFIFO__SEQ_ALL) &&
+	       kfifo__seq_next(val) != kfifo__seq_next(slept) &&
+	       kfifo__wait_level(fifo) != 0;
+}
+
+/* The blocking part of every wait: the first check failed, timeout != 0.
+ * @one: 1, or KFIFO__EXCL_ONE for an exclusive waiter (kfifo_wake.h). */
 static int kfifo__block(struct kfifo *fifo, enum kfifo__cond cond,
-			unsigned int n, long long timeout_ns)
+			unsigned int n, long long timeout_ns, unsigned int one)
 {
 	enum kfifo__kind kind = kfifo__kind(fifo);
 	enum kfifo__dir dir =
 		cond == KFIFO__ROOM ? KFIFO__ROOM_DIR : KFIFO__DATA_DIR;
 	unsigned int *waiters = kfifo__waiters_word(fifo, kind, dir);
 	unsigned int *seq = kfifo__seq_word(fifo, kind, dir);
-	int intr = 0, ret;
+	unsigned int slept = 0;
+	int intr = 0, ret, slept_yet = 0;
 	struct kfifo__sleeper sl;
 
 	sl.has_deadline = timeout_ns > 0 &&
@@ -223,13 +260,21 @@ static int kfifo__block(struct kfifo *fifo, enum kfifo__cond cond,
 	if (ret <= 0)
 		return ret;
 	sl.poll_ns = KFIFO__POLL_FIRST_NS;
-	sl.futex = kfifo__announce(fifo, waiters);
+	sl.futex = kfifo__announce(fifo, waiters, one);
 	for (;;) {
 		unsigned int val = kfifo__arm(seq);
 
 		ret = kfifo__decide(fifo, cond, n);
 		if (ret <= 0)
 			break;
+		/* before the signal and the deadline: a wake-up this waiter
+		 * cannot use goes to everyone before it leaves (E3) */
+		if (one == KFIFO__EXCL_ONE &&
+		    kfifo__must_escalate(fifo, val, slept, slept_yet)) {
+			(void)kfifo__escalate(fifo, seq, val);
+			slept = val;	/* once per epoch */
+			continue;
+		}
 		if (intr) {
 			ret = -EINTR;
 			break;
@@ -239,19 +284,22 @@ static int kfifo__block(struct kfifo *fifo, enum kfifo__cond cond,
 			break;
 		}
 		intr = kfifo__sleep(fifo, &sl, seq, val) == EINTR;
+		slept = val;
+		slept_yet = 1;
 	}
-	__atomic_sub_fetch(waiters, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(waiters, one, __ATOMIC_SEQ_CST);
 	return ret;
 }
 
 static int kfifo__wait(struct kfifo *fifo, enum kfifo__cond cond,
-		       unsigned int n, long long timeout_ns)
+		       unsigned int n, long long timeout_ns, unsigned int one)
 {
 	int saved = errno, ret = kfifo__decide(fifo, cond, n);
 
 	if (ret > 0)
-		ret = timeout_ns == 0 ? -ETIMEDOUT
-				      : kfifo__block(fifo, cond, n, timeout_ns);
+		ret = timeout_ns == 0
+			      ? -ETIMEDOUT
+			      : kfifo__block(fifo, cond, n, timeout_ns, one);
 	errno = saved;
 	return ret;
 }
@@ -262,14 +310,14 @@ int kfifo_wait_avail(struct kfifo *fifo, unsigned int n, long long timeout_ns)
 {
 	if (n > fifo->size)
 		return -EINVAL;
-	return kfifo__wait(fifo, KFIFO__ROOM, n, timeout_ns);
+	return kfifo__wait(fifo, KFIFO__ROOM, n, timeout_ns, 1);
 }
 
 int kfifo_wait_len(struct kfifo *fifo, unsigned int n, long long timeout_ns)
 {
 	if (n > fifo->size)
 		return -EINVAL;
-	return kfifo__wait(fifo, KFIFO__DATA, n, timeout_ns);
+	return kfifo__wait(fifo, KFIFO__DATA, n, timeout_ns, 1);
 }
 
 int kfifo_wait_rec(struct kfifo *fifo, unsigned int recsize,
@@ -277,7 +325,25 @@ int kfifo_wait_rec(struct kfifo *fifo, unsigned int recsize,
 {
 	if (recsize != 1 && recsize != 2)
 		return -EINVAL;
-	return kfifo__wait(fifo, KFIFO__RECORD, recsize, timeout_ns);
+	return kfifo__wait(fifo, KFIFO__RECORD, recsize, timeout_ns, 1);
+}
+
+int kfifo__wait_take(struct kfifo *fifo, unsigned int n, int record,
+		     long long timeout_ns)
+{
+	/* exclusive only where consumers are many: one consumer has nobody
+	 * to share a wake-up with, and keeps the ordinary path exactly */
+	unsigned int one =
+		fifo->flags & KFIFO__MANY_OUT ? KFIFO__EXCL_ONE : 1u;
+
+	if (record) {
+		if (n != 1 && n != 2)
+			return -EINVAL;
+		return kfifo__wait(fifo, KFIFO__RECORD, n, timeout_ns, one);
+	}
+	if (n > fifo->size)
+		return -EINVAL;
+	return kfifo__wait(fifo, KFIFO__DATA, n, timeout_ns, one);
 }
 
 void kfifo_close(struct kfifo *fifo)
@@ -288,8 +354,8 @@ void kfifo_close(struct kfifo *fifo)
 	enum kfifo__kind kind = kfifo__kind(fifo);
 
 	__atomic_store_n(kfifo__closed_word(fifo, kind), 1, __ATOMIC_SEQ_CST);
-	kfifo__wake(fifo, kfifo__seq_word(fifo, kind, KFIFO__DATA_DIR));
-	kfifo__wake(fifo, kfifo__seq_word(fifo, kind, KFIFO__ROOM_DIR));
+	kfifo__wake(fifo, kfifo__seq_word(fifo, kind, KFIFO__DATA_DIR), 1);
+	kfifo__wake(fifo, kfifo__seq_word(fifo, kind, KFIFO__ROOM_DIR), 1);
 }
 
 int kfifo_is_closed(struct kfifo *fifo)

@@ -58,33 +58,82 @@ static int kfifo__futex_op(struct kfifo *fifo, int op)
 }
 #endif
 
-void kfifo__futex_wake(struct kfifo *fifo, unsigned int *seq)
+/* The waiters word of the direction whose futex word is @seq. */
+static unsigned int *kfifo__waiters_of(struct kfifo *fifo, unsigned int *seq)
+{
+	enum kfifo__kind kind = kfifo__kind(fifo);
+	enum kfifo__dir dir = seq == kfifo__seq_word(fifo, kind, KFIFO__DATA_DIR)
+				      ? KFIFO__DATA_DIR
+				      : KFIFO__ROOM_DIR;
+
+	return kfifo__waiters_word(fifo, kind, dir);
+}
+
+void kfifo__futex_wake(struct kfifo *fifo, unsigned int *seq, int all)
 {
 	unsigned int old = __atomic_load_n(seq, __ATOMIC_RELAXED), tries = 0;
+	unsigned int next;
 
-	/* the next epoch, bit 0 clear; release: whoever reads the new value
-	 * sees the index stored before */
-	while (!__atomic_compare_exchange_n(seq, &old, (old | 1u) + 1u, 1,
-					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+	/* one sleeper is enough only when every waiter takes what it waited
+	 * for (kfifo_wake.h, "Exclusive waiters"); read after the caller's
+	 * P2 or the taker's take, seq_cst as P2 is on the fenced path */
+	if (!all)
+		all = !kfifo__excl_only(
+			__atomic_load_n(kfifo__waiters_of(fifo, seq),
+					__ATOMIC_SEQ_CST));
+	/* the next epoch: a wake of all clears bit 0 and sets KFIFO__SEQ_ALL,
+	 * a wake of one keeps bit 0 (others may still sleep on an older
+	 * value) and clears KFIFO__SEQ_ALL; release: whoever reads the new
+	 * value sees the index stored before */
+	do {
+		next = kfifo__seq_next(old) |
+		       (all ? KFIFO__SEQ_ALL : (old & KFIFO__SEQ_ARMED));
+		if (__atomic_compare_exchange_n(seq, &old, next, 1,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			break;
 		/* Only waiters arming the word make the exchange fail, a
 		 * few times at most, unless another process writes it all
-		 * the time: then change it anyway and wake whoever sleeps. */
+		 * the time: then change it anyway and wake whoever sleeps,
+		 * all of them. */
 		if (++tries >= KFIFO__HANDLE_RETRIES) {
-			old = __atomic_fetch_add(seq, 2u, __ATOMIC_SEQ_CST) | 1u;
+			old = __atomic_fetch_add(seq, KFIFO__SEQ_STEP,
+						 __ATOMIC_SEQ_CST) |
+			      KFIFO__SEQ_ARMED;
+			all = 1;
 			break;
 		}
-	}
+	} while (1);
 #if KFIFO__WAIT_FUTEX
 	/* FUTEX_WAKE fails only for a bad address or operation (EFAULT,
 	 * EINVAL, ENOSYS), none of which a retry would mend; the sleepers'
 	 * FUTEX_WAIT fails the same way (kfifo__futex_wait()) and they poll
 	 * rather than sleep, so a failed wake loses nobody */
-	if ((old & 1u) && KFIFO__FAULT(KFIFO__FAULT_FUTEX_WAKE) == 0)
+	if ((old & KFIFO__SEQ_ARMED) && KFIFO__FAULT(KFIFO__FAULT_FUTEX_WAKE) == 0)
+		syscall(SYS_futex, seq, kfifo__futex_op(fifo, FUTEX_WAKE),
+			all ? INT_MAX : 1, NULL, NULL, 0);
+#else
+	(void)fifo;
+#endif
+}
+
+int kfifo__escalate(struct kfifo *fifo, unsigned int *seq, unsigned int val)
+{
+	/* from the value this waiter armed, or fail: a new publication or
+	 * another waiter's escalation changed it, and the caller looks again */
+	if (!__atomic_compare_exchange_n(seq, &val,
+					 kfifo__seq_next(val) | KFIFO__SEQ_ALL,
+					 0, __ATOMIC_SEQ_CST,
+					 __ATOMIC_RELAXED))
+		return 0;
+#if KFIFO__WAIT_FUTEX
+	if (KFIFO__FAULT(KFIFO__FAULT_FUTEX_WAKE) == 0)
 		syscall(SYS_futex, seq, kfifo__futex_op(fifo, FUTEX_WAKE),
 			INT_MAX, NULL, NULL, 0);
 #else
 	(void)fifo;
 #endif
+	return 1;
 }
 
 unsigned int kfifo__arm(unsigned int *seq)
@@ -94,17 +143,18 @@ unsigned int kfifo__arm(unsigned int *seq)
 	/* bounded for the same reason as in kfifo__wake(): if the word keeps
 	 * changing, the futex sleep on the value returned fails at once and
 	 * the caller checks again (and its deadline) */
-	while (!(s & 1u) &&
-	       !__atomic_compare_exchange_n(seq, &s, s | 1u, 1,
+	while (!(s & KFIFO__SEQ_ARMED) &&
+	       !__atomic_compare_exchange_n(seq, &s, s | KFIFO__SEQ_ARMED, 1,
 					    __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE) &&
 	       ++tries < KFIFO__HANDLE_RETRIES)
 		;
-	return s | 1u;
+	return s | KFIFO__SEQ_ARMED;
 }
 
-int kfifo__announce(struct kfifo *fifo, unsigned int *waiters)
+int kfifo__announce(struct kfifo *fifo, unsigned int *waiters,
+		    unsigned int one)
 {
-	__atomic_add_fetch(waiters, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(waiters, one, __ATOMIC_SEQ_CST);
 #if KFIFO__WAIT_FUTEX
 	if (!kfifo__light_publish(kfifo__kind(fifo)))
 		return 1;

@@ -27,20 +27,22 @@
  * The wait state, per direction (enum kfifo__dir): "data" (consumers wait
  * for @in to move) and "room" (producers wait for @out to move).
  *
- *   waiters   how many threads wait in that direction.  Written only by a
- *             thread that starts or stops waiting; read by the publisher
- *             on every call, so it sits with @buffer and @size, a line
- *             that both sides read all the time and nobody writes while
- *             nobody waits.
- *   seq       the futex word the waiters sleep on: bit 0 says "someone may
- *             sleep on this value", bits 1-31 an epoch.  A wake turns it
- *             into the next even value (new epoch, bit clear) and makes
- *             the FUTEX_WAKE system call only if bit 0 was set.  A waiter
- *             sets bit 0 before it checks its condition, so a wake after
- *             the check always finds the bit set.  It sits on the waker's
- *             line (data_seq with @in, room_seq with @out), which the
- *             waiters read anyway to check @in / @out; the other side
- *             writes it only to set bit 0 before sleeping.
+ *   waiters   how many threads wait in that direction: the ordinary ones
+ *             in bits 0-15, the exclusive ones (below) from bit 16.
+ *             Written only by a thread that starts or stops waiting; read
+ *             by the publisher on every call, so it sits with @buffer and
+ *             @size, a line that both sides read all the time and nobody
+ *             writes while nobody waits.
+ *   seq       the futex word the waiters sleep on: bit 0 (KFIFO__SEQ_ARMED)
+ *             says "someone may sleep on this value", bit 1
+ *             (KFIFO__SEQ_ALL) "this epoch woke every sleeper", bits 2-31
+ *             an epoch.  A wake turns it into the next epoch and makes the
+ *             FUTEX_WAKE system call only if bit 0 was set.  A waiter sets
+ *             bit 0 before it checks its condition, so a wake after the
+ *             check always finds the bit set.  It sits on the waker's line
+ *             (data_seq with @in, room_seq with @out), which the waiters
+ *             read anyway to check @in / @out; the other side writes it
+ *             only to set bit 0 before sleeping.
  *   closed    set by kfifo_close(), cleared by kfifo_reset().
  *
  * All are plain 32-bit words, zero in a fresh fifo (the static
@@ -98,7 +100,79 @@
  * loads, so that the C11 single total order of seq_cst operations gives
  * the same either-or.  The choice is made once, by a constructor, before
  * main(): every waiter and every publisher agree on it.
+ *
+ * Exclusive waiters.  A wake of every sleeper is what makes the argument
+ * above hold for any mix of waiters: each one checks its own condition.
+ * Its cost is a pool: ten consumer processes asleep on one fifo of "many"
+ * consumers are all woken for every record, and nine go back to sleep
+ * (with 64 KiB chunks on 2 cores, one consumer moved 11.5 GB/s and ten
+ * 4.4 GB/s).  So a waiter for data on a side of many consumers that
+ * takes what it waited for (kfifo__wait_take(): the binding's waits for
+ * 4 KiB or more before a take; swig/kfpy_wait.c says why not smaller)
+ * counts itself as exclusive (KFIFO__EXCL_ONE), and while every waiter of
+ * the direction is exclusive a publisher wakes one sleeper, not all.
+ * Three rules keep that from losing a wake-up:
+ *
+ *   E1  A wake of one keeps bit 0 set: the other sleepers still sleep,
+ *       so the next publication makes the system call too.  (The one
+ *       woken arms the word again before it checks, which would set the
+ *       bit anyway; E1 also covers one that dies before it arms.)
+ *   E2  The taker hands on.  Whoever takes on a side of many consumers
+ *       (kfifo__side_leave(), after the lock is given up) wakes one more
+ *       exclusive sleeper if data remains: a batch of records published
+ *       at once, or the one woken took less than there was, never waits
+ *       for the next publication.
+ *   E3  The one woken that cannot use it wakes them all.  An exclusive
+ *       waiter that finds, after its sleep, a new epoch without
+ *       KFIFO__SEQ_ALL, its condition false and data stored, may hold the
+ *       wake-up that another waiter's condition needed (they may wait for
+ *       different lengths); it turns the epoch into one of KFIFO__SEQ_ALL
+ *       and wakes every sleeper (kfifo__escalate()).  Those woken so see
+ *       the flag and do not escalate again, so a publication costs at
+ *       most one wake of all, as before.
+ *
+ * Why that suffices.  Let Z sleep, exclusive, while its condition holds.
+ * The data came from a publication that saw Z counted (the argument
+ * above) and so woke one sleeper X (maybe Z), or made the FUTEX_WAIT of
+ * one not yet asleep fail.  X checks: if its condition holds it returns
+ * and takes (or another consumer takes first), and the take hands on if
+ * data remains (E2): the chain goes on while data remains and exclusive
+ * waiters sleep, and it ends only when the data is gone (Z's condition no
+ * longer holds) or Z is woken.  Each link makes the system call while
+ * anyone sleeps: bit 0 is cleared only by a wake of all (E1, E3), after
+ * which every sleeper has armed the word again.  If X's condition fails while data is
+ * stored, X wakes all (E3), Z among them.  If no data is stored, no
+ * waiter for data has a condition that holds.  A waiter whose condition
+ * holds after its sleep returns success even at its deadline or after a
+ * signal (kfifo__block() checks the condition first), so it does not
+ * drop the wake-up on its way out.  What is left: a waiter that returns
+ * success and then does not take (its process killed at that moment, or
+ * its binding's fifo freed), which leaves the others asleep until the
+ * next publication or take, or the end of their own timeouts (the
+ * binding's waits end every KF_WAIT_SLICE_NS, 100 ms, and look again).
+ * Ordinary waiters (kfifo_wait_len() and the rest, notifiers, waiters of
+ * an older library in another process) count in bits 0-15: while one
+ * waits, every wake is a wake of all, as before.  kfifo_close() always
+ * wakes all.
  */
+
+#define KFIFO__SEQ_ARMED 1u
+#define KFIFO__SEQ_ALL 2u
+#define KFIFO__SEQ_STEP 4u
+/* an exclusive waiter's count in the waiters word */
+#define KFIFO__EXCL_ONE 0x10000u
+
+/* The next epoch after @seq, bits 0 and 1 clear. */
+KFIFO__INLINE unsigned int kfifo__seq_next(unsigned int seq)
+{
+	return (seq & ~(KFIFO__SEQ_ARMED | KFIFO__SEQ_ALL)) + KFIFO__SEQ_STEP;
+}
+
+/* Whether the waiters word @w counts exclusive waiters and no others. */
+KFIFO__INLINE int kfifo__excl_only(unsigned int w)
+{
+	return (w & (KFIFO__EXCL_ONE - 1u)) == 0 && w != 0;
+}
 
 /* 1 once membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) is registered for
  * this process (kfifo_wake.c).  Tests set it to 0, while no fifo is in
@@ -142,12 +216,18 @@ KFIFO__INLINE unsigned int kfifo__store_index(unsigned int *idx,
 }
 
 /* The futex half of P3 (kfifo_wake.c): a new epoch in *@seq, and a
- * FUTEX_WAKE of every thread sleeping on it if any may be. */
-void kfifo__futex_wake(struct kfifo *fifo, unsigned int *seq);
+ * FUTEX_WAKE of the threads sleeping on it if any may be: every one when
+ * @all or when an ordinary waiter waits, else one (E1). */
+void kfifo__futex_wake(struct kfifo *fifo, unsigned int *seq, int all);
+
+/* E3 for an exclusive waiter that armed *@seq as @val: the same epoch
+ * turned into one of KFIFO__SEQ_ALL, and a FUTEX_WAKE of every sleeper.
+ * Returns 0, doing nothing, if *@seq is no longer @val. */
+int kfifo__escalate(struct kfifo *fifo, unsigned int *seq, unsigned int val);
 
 /* P3, out of line (kfifo_notify.c): kfifo__futex_wake(), then the armed
  * notifiers of that direction are signalled (kfifo__notify()). */
-void kfifo__wake(struct kfifo *fifo, unsigned int *seq);
+void kfifo__wake(struct kfifo *fifo, unsigned int *seq, int all);
 
 /* kfifo__wake(), then return @ret (kfifo_notify.c): what a publishing
  * call ends with when somebody waits, so that it can jump here as its
@@ -254,13 +334,15 @@ KFIFO__INLINE void kfifo__set_out(struct kfifo *fifo, unsigned int out,
 /* ---- the waiters' half, out of line (kfifo_wake.c) ------------------- */
 
 /*
- * W1: count a waiter in *@waiters and order that before the checks that
- * follow.  Returns whether the publishers are now sure to wake it (sleep
- * on the futex); if membarrier() fails after all (a seccomp filter
- * installed later), they are not, and the waiter polls.  The waiter
- * counts itself out with a seq_cst decrement when it leaves.
+ * W1: count a waiter in *@waiters (@one: 1, or KFIFO__EXCL_ONE for an
+ * exclusive waiter) and order that before the checks that follow.
+ * Returns whether the publishers are now sure to wake it (sleep on the
+ * futex); if membarrier() fails after all (a seccomp filter installed
+ * later), they are not, and the waiter polls.  The waiter counts itself
+ * out with a seq_cst subtraction of @one when it leaves.
  */
-int kfifo__announce(struct kfifo *fifo, unsigned int *waiters);
+int kfifo__announce(struct kfifo *fifo, unsigned int *waiters,
+		    unsigned int one);
 
 /* Set bit 0 of *@seq ("someone may sleep on this value") and return the
  * value with it set, the value to sleep on. */
