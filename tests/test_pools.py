@@ -103,40 +103,34 @@ def mode(producers, consumers):
                 consumers="many" if consumers > 1 else "one")
 
 
-@settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
-@given(shared=st.booleans(), **SHAPE)
-def test_threads_exactly_once(shared, producers, consumers, per, size, batch, how):
-    f = kfifo.Kfifo(size, shared=shared, **mode(producers, consumers))
-    streams = [None] * consumers
-
-    def worker(i):
-        streams[i] = consume(f, how)
-
-    cs = [threading.Thread(target=worker, args=(i,)) for i in range(consumers)]
-    ps = [threading.Thread(target=produce, args=(f, p, per, batch)) for p in range(producers)]
-    for t in cs + ps:
-        t.start()
-    for t in ps:
-        t.join()
-    f.close()
-    for t in cs:
-        t.join()
-    verify(streams, producers, per)
-    f.free()
-
-
-def _consumer_proc(f, how, conn):
-    conn.send(consume(f, how))
+def _send(conn, take):
+    conn.send(take())
     conn.close()
 
 
-@settings(deadline=None, max_examples=10, suppress_health_check=[HealthCheck.too_slow])
-@given(**SHAPE)
-def test_processes_exactly_once(producers, consumers, per, size, batch, how):
-    f = kfifo.Kfifo(size, shared=True, **mode(producers, consumers))
+def run_pool(f, produce_one, consume_one, producers, consumers, processes=False):
+    """*producers* running produce_one(p) and *consumers* running
+    consume_one(), threads or fork()ed processes; close() once the
+    producers are done.  What each consumer took, in its order."""
+    if not processes:
+        streams = [None] * consumers
+
+        def worker(i):
+            streams[i] = consume_one()
+
+        cs = [threading.Thread(target=worker, args=(i,)) for i in range(consumers)]
+        ps = [threading.Thread(target=produce_one, args=(p,)) for p in range(producers)]
+        for t in cs + ps:
+            t.start()
+        for t in ps:
+            t.join()
+        f.close()
+        for t in cs:
+            t.join()
+        return streams
     pipes = [FORK.Pipe(duplex=False) for _ in range(consumers)]
-    cs = [FORK.Process(target=_consumer_proc, args=(f, how, w)) for _, w in pipes]
-    ps = [FORK.Process(target=produce, args=(f, p, per, batch)) for p in range(producers)]
+    cs = [FORK.Process(target=_send, args=(w, consume_one)) for _, w in pipes]
+    ps = [FORK.Process(target=produce_one, args=(p,)) for p in range(producers)]
     for pr in cs + ps:
         pr.start()
     for pr in ps:
@@ -147,6 +141,25 @@ def test_processes_exactly_once(producers, consumers, per, size, batch, how):
     for pr in cs:
         pr.join()
         assert pr.exitcode == 0
+    return streams
+
+
+@settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+@given(shared=st.booleans(), **SHAPE)
+def test_threads_exactly_once(shared, producers, consumers, per, size, batch, how):
+    f = kfifo.Kfifo(size, shared=shared, **mode(producers, consumers))
+    streams = run_pool(f, lambda p: produce(f, p, per, batch), lambda: consume(f, how),
+                       producers, consumers)
+    verify(streams, producers, per)
+    f.free()
+
+
+@settings(deadline=None, max_examples=10, suppress_health_check=[HealthCheck.too_slow])
+@given(**SHAPE)
+def test_processes_exactly_once(producers, consumers, per, size, batch, how):
+    f = kfifo.Kfifo(size, shared=True, **mode(producers, consumers))
+    streams = run_pool(f, lambda p: produce(f, p, per, batch), lambda: consume(f, how),
+                       producers, consumers, processes=True)
     verify(streams, producers, per)
 
 
@@ -204,48 +217,19 @@ CHUNKS = dict(
 @given(shared=st.booleans(), **CHUNKS)
 def test_chunk_consumers_exactly_once(shared, producers, consumers, per, n, batch, how):
     f = kfifo.Kfifo(4 * n, shared=shared, **mode(producers, consumers))
-    streams = [None] * consumers
-
-    def worker(i):
-        streams[i] = consume_chunks(f, n, how)
-
-    cs = [threading.Thread(target=worker, args=(i,)) for i in range(consumers)]
-    ps = [threading.Thread(target=produce_chunks, args=(f, p, per, n, batch))
-          for p in range(producers)]
-    for t in cs + ps:
-        t.start()
-    for t in ps:
-        t.join()
-    f.close()
-    for t in cs:
-        t.join()
+    streams = run_pool(f, lambda p: produce_chunks(f, p, per, n, batch),
+                       lambda: consume_chunks(f, n, how), producers, consumers)
     verify(streams, producers, per)
     f.free()
-
-
-def _chunk_consumer_proc(f, n, how, conn):
-    conn.send(consume_chunks(f, n, how))
-    conn.close()
 
 
 @settings(deadline=None, max_examples=6, suppress_health_check=[HealthCheck.too_slow])
 @given(**CHUNKS)
 def test_chunk_consumer_processes_exactly_once(producers, consumers, per, n, batch, how):
     f = kfifo.Kfifo(4 * n, shared=True, **mode(producers, consumers))
-    pipes = [FORK.Pipe(duplex=False) for _ in range(consumers)]
-    cs = [FORK.Process(target=_chunk_consumer_proc, args=(f, n, how, w)) for _, w in pipes]
-    ps = [FORK.Process(target=produce_chunks, args=(f, p, per, n, batch))
-          for p in range(producers)]
-    for pr in cs + ps:
-        pr.start()
-    for pr in ps:
-        pr.join()
-        assert pr.exitcode == 0
-    f.close()
-    streams = [r.recv() for r, _ in pipes]
-    for pr in cs:
-        pr.join()
-        assert pr.exitcode == 0
+    streams = run_pool(f, lambda p: produce_chunks(f, p, per, n, batch),
+                       lambda: consume_chunks(f, n, how), producers, consumers,
+                       processes=True)
     verify(streams, producers, per)
 
 

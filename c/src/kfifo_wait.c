@@ -313,29 +313,11 @@ int kfifo_wait_avail(struct kfifo *fifo, unsigned int n, long long timeout_ns)
 	return kfifo__wait(fifo, KFIFO__ROOM, n, timeout_ns, 1);
 }
 
-int kfifo_wait_len(struct kfifo *fifo, unsigned int n, long long timeout_ns)
+/* A wait for @n bytes (@record 0) or a record of header @n (1), its
+ * arguments checked; @one as in kfifo__block(). */
+static int kfifo__wait_data(struct kfifo *fifo, unsigned int n, int record,
+			    long long timeout_ns, unsigned int one)
 {
-	if (n > fifo->size)
-		return -EINVAL;
-	return kfifo__wait(fifo, KFIFO__DATA, n, timeout_ns, 1);
-}
-
-int kfifo_wait_rec(struct kfifo *fifo, unsigned int recsize,
-		   long long timeout_ns)
-{
-	if (recsize != 1 && recsize != 2)
-		return -EINVAL;
-	return kfifo__wait(fifo, KFIFO__RECORD, recsize, timeout_ns, 1);
-}
-
-int kfifo__wait_take(struct kfifo *fifo, unsigned int n, int record,
-		     long long timeout_ns)
-{
-	/* exclusive only where consumers are many: one consumer has nobody
-	 * to share a wake-up with, and keeps the ordinary path exactly */
-	unsigned int one =
-		fifo->flags & KFIFO__MANY_OUT ? KFIFO__EXCL_ONE : 1u;
-
 	if (record) {
 		if (n != 1 && n != 2)
 			return -EINVAL;
@@ -344,6 +326,27 @@ int kfifo__wait_take(struct kfifo *fifo, unsigned int n, int record,
 	if (n > fifo->size)
 		return -EINVAL;
 	return kfifo__wait(fifo, KFIFO__DATA, n, timeout_ns, one);
+}
+
+int kfifo_wait_len(struct kfifo *fifo, unsigned int n, long long timeout_ns)
+{
+	return kfifo__wait_data(fifo, n, 0, timeout_ns, 1);
+}
+
+int kfifo_wait_rec(struct kfifo *fifo, unsigned int recsize,
+		   long long timeout_ns)
+{
+	return kfifo__wait_data(fifo, recsize, 1, timeout_ns, 1);
+}
+
+int kfifo__wait_take(struct kfifo *fifo, unsigned int n, int record,
+		     long long timeout_ns)
+{
+	/* exclusive only where consumers are many: one consumer has nobody
+	 * to share a wake-up with, and keeps the ordinary path exactly */
+	return kfifo__wait_data(fifo, n, record, timeout_ns,
+				fifo->flags & KFIFO__MANY_OUT ? KFIFO__EXCL_ONE
+							      : 1u);
 }
 
 void kfifo_close(struct kfifo *fifo)

@@ -69,6 +69,25 @@ static unsigned int *kfifo__waiters_of(struct kfifo *fifo, unsigned int *seq)
 	return kfifo__waiters_word(fifo, kind, dir);
 }
 
+/* FUTEX_WAKE of up to @count sleepers on *@seq.  It fails only for a bad
+ * address or operation (EFAULT, EINVAL, ENOSYS), none of which a retry
+ * would mend; the sleepers' FUTEX_WAIT fails the same way
+ * (kfifo__futex_wait()) and they poll rather than sleep, so a failed
+ * wake loses nobody. */
+static void kfifo__futex_wake_n(struct kfifo *fifo, unsigned int *seq,
+				int count)
+{
+#if KFIFO__WAIT_FUTEX
+	if (KFIFO__FAULT(KFIFO__FAULT_FUTEX_WAKE) == 0)
+		syscall(SYS_futex, seq, kfifo__futex_op(fifo, FUTEX_WAKE),
+			count, NULL, NULL, 0);
+#else
+	(void)fifo;
+	(void)seq;
+	(void)count;
+#endif
+}
+
 void kfifo__futex_wake(struct kfifo *fifo, unsigned int *seq, int all)
 {
 	unsigned int old = __atomic_load_n(seq, __ATOMIC_RELAXED), tries = 0;
@@ -104,17 +123,8 @@ void kfifo__futex_wake(struct kfifo *fifo, unsigned int *seq, int all)
 			break;
 		}
 	} while (1);
-#if KFIFO__WAIT_FUTEX
-	/* FUTEX_WAKE fails only for a bad address or operation (EFAULT,
-	 * EINVAL, ENOSYS), none of which a retry would mend; the sleepers'
-	 * FUTEX_WAIT fails the same way (kfifo__futex_wait()) and they poll
-	 * rather than sleep, so a failed wake loses nobody */
-	if ((old & KFIFO__SEQ_ARMED) && KFIFO__FAULT(KFIFO__FAULT_FUTEX_WAKE) == 0)
-		syscall(SYS_futex, seq, kfifo__futex_op(fifo, FUTEX_WAKE),
-			all ? INT_MAX : 1, NULL, NULL, 0);
-#else
-	(void)fifo;
-#endif
+	if (old & KFIFO__SEQ_ARMED)
+		kfifo__futex_wake_n(fifo, seq, all ? INT_MAX : 1);
 }
 
 int kfifo__escalate(struct kfifo *fifo, unsigned int *seq, unsigned int val)
@@ -126,13 +136,7 @@ int kfifo__escalate(struct kfifo *fifo, unsigned int *seq, unsigned int val)
 					 0, __ATOMIC_SEQ_CST,
 					 __ATOMIC_RELAXED))
 		return 0;
-#if KFIFO__WAIT_FUTEX
-	if (KFIFO__FAULT(KFIFO__FAULT_FUTEX_WAKE) == 0)
-		syscall(SYS_futex, seq, kfifo__futex_op(fifo, FUTEX_WAKE),
-			INT_MAX, NULL, NULL, 0);
-#else
-	(void)fifo;
-#endif
+	kfifo__futex_wake_n(fifo, seq, INT_MAX);
 	return 1;
 }
 
