@@ -1,17 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pool_bench.c - two producer threads and two consumer threads on one
- * queue: kfifo with both sides "many" (kfifo_set_mode(); fixed-size
- * records, kfifo_in_rec(.., 0) / kfifo_out_rec(.., 0), each stored and
- * taken whole) against Concurrency Kit's ck_ring _mpmc calls (typed with
- * CK_RING_PROTOTYPE) and Boost.Lockfree queue<T> (bounded_push / pop), for
- * messages of 8 and 256 bytes.  64 KiB of queue each (ck_ring and Boost:
- * that many bytes of slots).  Every message carries (producer, sequence);
- * the consumers sum them and a run whose count or sum is off is refused.
- * The implementations run one after the other in each round; the ratio is
- * kfifo's rate over the peer's in the same round, median over rounds.
+ * pool_bench.c - producer threads and consumer threads on one queue
+ * (two and two by default): kfifo with both sides "many"
+ * (kfifo_set_mode(); fixed-size records, kfifo_in_rec(.., 0) /
+ * kfifo_out_rec(.., 0), each stored and taken whole) against Concurrency
+ * Kit's ck_ring _mpmc calls (typed with CK_RING_PROTOTYPE) and
+ * Boost.Lockfree queue<T> (bounded_push / pop), for messages of 8, 256 and
+ * 4096 bytes.  64 KiB of queue each (ck_ring and Boost: that many bytes of
+ * slots).  Every message carries (producer, sequence); the consumers sum
+ * them and a run whose count or sum is off is refused.
  *
- *   kfifo-pool-bench [rounds] [messages per producer]   (KFIFO_BUILD_BENCH=ON)
+ * Each implementation first makes one untimed run of the given count; its
+ * count is then raised so that a run lasts at least KFIFO_BENCH_MIN_SECONDS
+ * (0.25 s by default, at most 64 times the count): a short run measures
+ * the threads' start and the scheduler's first placement more than the
+ * queue.  The implementations run one after the other in each round; the
+ * ratio is kfifo's rate over the peer's in the same round, median over
+ * rounds.
+ *
+ * Shape 1x1 (one producer, one consumer, the same calls) is the reference
+ * a pool is read against: on 2 cores, 2x2 threads cannot move more bytes
+ * than one pair, so "of 1x1" says how much of that each queue keeps.
+ *
+ *   kfifo-pool-bench [rounds] [messages per producer] [PxC]
+ *   (KFIFO_BUILD_BENCH=ON; bench/results/pools.md)
  */
 #define _GNU_SOURCE
 #include <kfifo.h>
@@ -25,9 +37,10 @@
 #include <string.h>
 #include <time.h>
 
-#define PRODUCERS 2
-#define CONSUMERS 2
+#define MAX_THREADS 16
 #define QUEUE_BYTES 65536
+#define MAX_MSG 4096
+#define MAX_SCALE 64
 
 void *pool_boost_create(size_t size, size_t slots);
 void pool_boost_destroy(void *q, size_t size);
@@ -40,8 +53,12 @@ struct c8 {
 struct c256 {
 	unsigned char b[256];
 };
+struct c4k {
+	unsigned char b[4096];
+};
 CK_RING_PROTOTYPE(c8, c8)
 CK_RING_PROTOTYPE(c256, c256)
+CK_RING_PROTOTYPE(c4k, c4k)
 
 enum impl { KFIFO, CK, BOOST, IMPLS };
 static const char *names[IMPLS] = { "kfifo (many/many)", "ck_ring mpmc",
@@ -65,18 +82,36 @@ struct worker {
 	uint64_t id;
 };
 
+static int ck_put(struct run *r, const unsigned char *m)
+{
+	void *v = (void *)(uintptr_t)m;
+
+	if (r->size == 8)
+		return ck_ring_enqueue_mpmc_c8(&r->ring, r->ring_buf, v);
+	if (r->size == 256)
+		return ck_ring_enqueue_mpmc_c256(&r->ring, r->ring_buf, v);
+	return ck_ring_enqueue_mpmc_c4k(&r->ring, r->ring_buf, v);
+}
+
+static int ck_take(struct run *r, unsigned char *m)
+{
+	if (r->size == 8)
+		return ck_ring_dequeue_mpmc_c8(&r->ring, r->ring_buf,
+					       (struct c8 *)m);
+	if (r->size == 256)
+		return ck_ring_dequeue_mpmc_c256(&r->ring, r->ring_buf,
+						 (struct c256 *)m);
+	return ck_ring_dequeue_mpmc_c4k(&r->ring, r->ring_buf,
+					(struct c4k *)m);
+}
+
 static int put(struct run *r, const unsigned char *m)
 {
 	switch (r->impl) {
 	case KFIFO:
 		return kfifo_in_rec(&r->fifo, m, (unsigned int)r->size, 0) == 0;
 	case CK:
-		return r->size == 8
-			       ? ck_ring_enqueue_mpmc_c8(&r->ring, r->ring_buf,
-							 (struct c8 *)(uintptr_t)m)
-			       : ck_ring_enqueue_mpmc_c256(
-					 &r->ring, r->ring_buf,
-					 (struct c256 *)(uintptr_t)m);
+		return ck_put(r, m);
 	default:
 		return pool_boost_push(r->boost, r->size, m);
 	}
@@ -89,12 +124,7 @@ static int take(struct run *r, unsigned char *m)
 		return kfifo_out_rec(&r->fifo, m, (unsigned int)r->size, 0,
 				     NULL) == 0;
 	case CK:
-		return r->size == 8 ? ck_ring_dequeue_mpmc_c8(&r->ring,
-							      r->ring_buf,
-							      (struct c8 *)m)
-				    : ck_ring_dequeue_mpmc_c256(
-					      &r->ring, r->ring_buf,
-					      (struct c256 *)m);
+		return ck_take(r, m);
 	default:
 		return pool_boost_pop(r->boost, r->size, m);
 	}
@@ -104,7 +134,7 @@ static void *producer(void *a)
 {
 	struct worker *w = a;
 	struct run *r = w->r;
-	unsigned char m[256] = { 0 };
+	unsigned char m[MAX_MSG] = { 0 };
 	uint64_t s, v;
 
 	pthread_barrier_wait(&r->start);
@@ -121,19 +151,25 @@ static void *producer(void *a)
 static void *consumer(void *a)
 {
 	struct run *r = ((struct worker *)a)->r;
-	unsigned char m[256];
+	unsigned char m[MAX_MSG];
 	uint64_t count = 0, sum = 0, v;
 
 	pthread_barrier_wait(&r->start);
 	for (;;) {
+		/* read before the take: a take that finds the queue empty after
+		 * every producer had finished means nothing more will come.
+		 * (Read after it, a message put in between would be taken by a
+		 * second take that the count never sees.) */
+		int done = __atomic_load_n(&r->producers_left,
+					   __ATOMIC_ACQUIRE) == 0;
+
 		if (take(r, m)) {
 			memcpy(&v, m, 8);
 			count++;
 			sum += v;
 			continue;
 		}
-		if (__atomic_load_n(&r->producers_left, __ATOMIC_ACQUIRE) == 0 &&
-		    !take(r, m))
+		if (done)
 			break;
 		sched_yield();
 	}
@@ -150,42 +186,57 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* One run: bytes per second. */
-static double one(enum impl impl, size_t size, uint64_t per)
+static void setup(struct run *r)
+{
+	size_t slots = QUEUE_BYTES / r->size;
+
+	if (r->impl == KFIFO) {
+		if (kfifo_alloc(&r->fifo, QUEUE_BYTES, KFIFO_GFP_KERNEL) != 0 ||
+		    kfifo_set_mode(&r->fifo, KFIFO_MANY_PRODUCERS |
+						     KFIFO_MANY_CONSUMERS) != 0)
+			abort();
+	} else if (r->impl == CK) {
+		r->ring_buf = aligned_alloc(64, slots * r->size);
+		ck_ring_init(&r->ring, (unsigned int)slots);
+	} else {
+		r->boost = pool_boost_create(r->size, slots);
+	}
+}
+
+static void teardown(struct run *r)
+{
+	if (r->impl == KFIFO)
+		kfifo_free(&r->fifo);
+	else if (r->impl == CK)
+		free(r->ring_buf);
+	else
+		pool_boost_destroy(r->boost, r->size);
+}
+
+/* One run of @per messages from each of @p producers: the seconds it took. */
+static double one(enum impl impl, size_t size, uint64_t per, int p, int c)
 {
 	struct run *r = calloc(1, sizeof(*r));
-	pthread_t t[PRODUCERS + CONSUMERS];
-	struct worker w[PRODUCERS + CONSUMERS];
-	size_t slots = QUEUE_BYTES / size;
-	uint64_t n = PRODUCERS * per;
+	pthread_t t[MAX_THREADS];
+	struct worker w[MAX_THREADS];
+	uint64_t n = (uint64_t)p * per;
 	double t0, took;
 	int i;
 
 	r->impl = impl;
 	r->size = size;
 	r->per = per;
-	r->producers_left = PRODUCERS;
-	if (impl == KFIFO) {
-		if (kfifo_alloc(&r->fifo, QUEUE_BYTES, KFIFO_GFP_KERNEL) != 0 ||
-		    kfifo_set_mode(&r->fifo, KFIFO_MANY_PRODUCERS |
-						     KFIFO_MANY_CONSUMERS) != 0)
-			abort();
-	} else if (impl == CK) {
-		r->ring_buf = aligned_alloc(64, slots * size);
-		ck_ring_init(&r->ring, (unsigned int)slots);
-	} else {
-		r->boost = pool_boost_create(size, slots);
-	}
-	pthread_barrier_init(&r->start, NULL, PRODUCERS + CONSUMERS + 1);
-	for (i = 0; i < PRODUCERS + CONSUMERS; i++) {
+	r->producers_left = p;
+	setup(r);
+	pthread_barrier_init(&r->start, NULL, (unsigned int)(p + c + 1));
+	for (i = 0; i < p + c; i++) {
 		w[i].r = r;
 		w[i].id = (uint64_t)i;
-		pthread_create(&t[i], NULL, i < PRODUCERS ? producer : consumer,
-			       &w[i]);
+		pthread_create(&t[i], NULL, i < p ? producer : consumer, &w[i]);
 	}
 	pthread_barrier_wait(&r->start);
 	t0 = now();
-	for (i = 0; i < PRODUCERS + CONSUMERS; i++)
+	for (i = 0; i < p + c; i++)
 		pthread_join(t[i], NULL);
 	took = now() - t0;
 	if (r->count != n || r->sum != n * (n - 1) / 2) {
@@ -194,15 +245,25 @@ static double one(enum impl impl, size_t size, uint64_t per)
 			(unsigned long long)n);
 		exit(1);
 	}
-	if (impl == KFIFO)
-		kfifo_free(&r->fifo);
-	else if (impl == CK)
-		free(r->ring_buf);
-	else
-		pool_boost_destroy(r->boost, size);
+	teardown(r);
 	pthread_barrier_destroy(&r->start);
 	free(r);
-	return (double)n * (double)size / took;
+	return took;
+}
+
+/* The count per producer for runs of at least @min seconds, from one
+ * untimed run of @per (at most MAX_SCALE times @per). */
+static uint64_t scaled(enum impl impl, size_t size, uint64_t per, int p,
+		       int c, double min)
+{
+	double took = one(impl, size, per, p, c), k;
+
+	if (took <= 0 || took >= min)
+		return per;
+	k = min / took * 1.1;
+	if (k > MAX_SCALE)
+		k = MAX_SCALE;
+	return (uint64_t)((double)per * k);
 }
 
 static int cmp(const void *a, const void *b)
@@ -220,29 +281,44 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
-	int rounds = argc > 1 ? atoi(argv[1]) : 7, i, k;
+	int rounds = argc > 1 ? atoi(argv[1]) : 7, i, k, s, p = 2, c = 2;
 	uint64_t per = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000;
-	size_t sizes[] = { 8, 256 };
+	const char *env = getenv("KFIFO_BENCH_MIN_SECONDS");
+	double min = env ? atof(env) : 0.25;
+	size_t sizes[] = { 8, 256, 4096 };
 	double rate[IMPLS][64], ratio[IMPLS][64];
-	int s;
+	uint64_t n[IMPLS];
 
+	if (argc > 3 && (sscanf(argv[3], "%dx%d", &p, &c) != 2 || p < 1 ||
+			 c < 1 || p + c > MAX_THREADS)) {
+		fprintf(stderr, "usage: %s [rounds] [messages] [PxC]\n", argv[0]);
+		return 2;
+	}
 	if (rounds < 1 || rounds > 64)
 		rounds = 7;
-	printf("| message | implementation | rate | kfifo / it |\n|---|---|---:|---:|\n");
-	for (s = 0; s < 2; s++) {
-		uint64_t p = sizes[s] == 8 ? per : per / 4;
+	printf("%d producer(s) x %d consumer(s); runs of at least %.2f s\n\n", p,
+	       c, min);
+	printf("| message | implementation | rate | kfifo / it | messages a run |\n"
+	       "|---|---|---:|---:|---:|\n");
+	for (s = 0; s < 3; s++) {
+		/* about the same bytes a producer at 256 B and 4 KiB */
+		uint64_t base = sizes[s] == 8 ? per : per / (sizes[s] / 64) + 1;
 
+		for (k = 0; k < IMPLS; k++)
+			n[k] = scaled((enum impl)k, sizes[s], base, p, c, min);
 		for (i = 0; i < rounds; i++)
 			for (k = 0; k < IMPLS; k++)
-				rate[k][i] = one((enum impl)k, sizes[s], p);
+				rate[k][i] = (double)(n[k] * (uint64_t)p) /
+					     one((enum impl)k, sizes[s], n[k], p, c);
 		for (k = 0; k < IMPLS; k++) {
 			for (i = 0; i < rounds; i++)
 				ratio[k][i] = rate[KFIFO][i] / rate[k][i];
-			printf("| %zu B | %s | %.3f M msg/s | %.2fx |\n", sizes[s],
-			       names[k], median(rate[k], rounds) / 1e6 /
-						 (double)sizes[s],
-			       median(ratio[k], rounds));
+			printf("| %zu B | %s | %.3f M msg/s | %.2fx | %llu |\n",
+			       sizes[s], names[k], median(rate[k], rounds) / 1e6,
+			       median(ratio[k], rounds),
+			       (unsigned long long)(n[k] * (uint64_t)p));
 		}
+		fflush(stdout);
 	}
 	return 0;
 }
