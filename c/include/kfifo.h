@@ -948,9 +948,12 @@ KFIFO_API KFIFO__MUST_CHECK int kfifo_wait_len(struct kfifo *fifo,
  * for); -EPIPE if the fifo is closed and holds no whole record;
  * -ETIMEDOUT; -EINTR.
  *
- * Concurrency: consumer side: it reads the next header in the buffer, so
- * with several consumers only the one that will take the record may wait
- * for it (no other consumer may take records meanwhile).
+ * Concurrency: consumer side.  It reads the next header in the buffer:
+ * with several consumers that share a spinlock (the _locked calls), only
+ * the one that will take the record may wait for it (no other consumer
+ * may take records meanwhile).  With KFIFO_MANY_CONSUMERS any consumer
+ * may wait: the header is read under the consumers' lock, and another
+ * consumer may take the record first (then wait again).
  */
 KFIFO_API KFIFO__MUST_CHECK int kfifo_wait_rec(struct kfifo *fifo,
 					       unsigned int recsize,
