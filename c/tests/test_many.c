@@ -2,7 +2,8 @@
 /*
  * test_many.c - fifos with many producers and many consumers (kfifo.h,
  * "many producers, many consumers"): the mode API, streams of records
- * tagged (producer, sequence) through threads and fork()ed processes, and
+ * tagged (producer, sequence) through threads and fork()ed processes
+ * (consumers polling, zero-copy, or sleeping in kfifo_wait_rec()), and
  * of elements through the typed API's calls; peeks beside a take;
  * checked for exactly once, per-producer order and whole records; a lock
  * holder killed with SIGKILL at chosen and at arbitrary points; fork()
@@ -44,9 +45,10 @@ static uint32_t check_of(uint32_t p, uint32_t s)
 #define MAXP 8
 
 /* What the consumers saw: per producer, a bitmap of sequence numbers and
- * the counts of duplicates, order breaks and bad records. */
+ * the counts of duplicates, order breaks and bad records; and waits that
+ * failed. */
 struct seen {
-	unsigned int items, dups, disorder, bad;
+	unsigned int items, dups, disorder, bad, wait_failed;
 	unsigned char got[MAXP][4096];
 };
 
@@ -139,20 +141,40 @@ static void produce(struct kfifo *f, uint32_t p, uint32_t per, int how)
 	}
 }
 
-/* Consume until the fifo is closed and empty. */
+/* A wait for a record that only a lost wake-up could make time out. */
+#define REC_WAIT_NS (60 * 1000000000LL)
+
+/*
+ * Consume until the fifo is closed and empty: 0 records, polling; 1
+ * zero-copy, polling; 2 records, sleeping in kfifo_wait_rec() (which any
+ * consumer of many may call: another may take the record first).
+ */
 static void consume(struct kfifo *f, struct seen *s, int how)
 {
 	long long last[MAXP];
 	struct rec r;
 	struct kfifo_region reg[2];
 	unsigned int i, n;
+	int w;
 
 	for (i = 0; i < MAXP; i++)
 		last[i] = -1;
 	for (;;) {
-		if (how == 0) {
+		if (how != 1) {
 			if (take_rec(f, &r)) {
 				note(s, &r, last);
+				continue;
+			}
+			if (how == 2) {
+				w = kfifo_wait_rec(f, 1, REC_WAIT_NS);
+				if (w == -EPIPE)
+					return; /* closed, no record left */
+				if (w != 0 && w != -EINTR) {
+					/* -ETIMEDOUT: a lost wake-up */
+					__atomic_add_fetch(&s->wait_failed, 1,
+							   __ATOMIC_RELAXED);
+					return;
+				}
 				continue;
 			}
 		} else {
@@ -264,7 +286,7 @@ static void run_threads(struct kfifo *f, unsigned int np, unsigned int nc,
 	unsigned int i;
 
 	for (i = 0; i < nc; i++) {
-		ca[i] = (struct targ){ f, s, i, per, (int)(i & 1) };
+		ca[i] = (struct targ){ f, s, i, per, (int)(i % 3) };
 		CHECK_INT(pthread_create(&ct[i], NULL, consumer_thread, &ca[i]), 0);
 	}
 	for (i = 0; i < np; i++) {
@@ -281,6 +303,7 @@ static void run_threads(struct kfifo *f, unsigned int np, unsigned int nc,
 	CHECK_UINT(s->dups, 0);
 	CHECK_UINT(s->disorder, 0);
 	CHECK_UINT(s->bad, 0);
+	CHECK_UINT(s->wait_failed, 0);
 	CHECK_UINT(missing(s, np, per), 0);
 	CHECK(kfifo_valid(f));
 	free(s);
