@@ -19,8 +19,9 @@
  * rounds.
  *
  * Shape 1x1 (one producer, one consumer, the same calls) is the reference
- * a pool is read against: on 2 cores, 2x2 threads cannot move more bytes
- * than one pair, so "of 1x1" says how much of that each queue keeps.
+ * a pool is read against: how much of one pair's rate each queue keeps
+ * with two on each side on the same cores (or gains, where two producers
+ * copy at once).
  *
  *   kfifo-pool-bench [rounds] [messages per producer] [PxC]
  *   (KFIFO_BUILD_BENCH=ON; bench/results/pools.md)
