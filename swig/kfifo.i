@@ -28,10 +28,10 @@
  * Why the types are not SWIG's own (-builtin, or a proxy class): measured
  * in bench/results/swig-modes.md.  A -builtin call costs 100-125 more
  * instructions than the same body in a hand type (about 500 more with two
- * arguments), a -builtin object used
- * before __init__ crashes the interpreter, every object carries
- * SwigPyObject's disown()/append()/thisown, and SWIG's docstrings lose the
- * text signatures; a proxy class costs 2.4-9.8 times the call.
+ * arguments), a -builtin object used before __init__ crashes the
+ * interpreter, every object carries SwigPyObject's disown(), append() and
+ * thisown, and SWIG's docstrings lose the text signatures; a proxy class
+ * costs 2.4-9.8 times the call.
  */
 %module(package="kfifo") _kfifo
 
