@@ -90,6 +90,10 @@
 }
 %typemap(in, numinputs=0) kfpy_pyself * "$1 = self;"
 
+/* The method's own name, for the messages of a body that names it more
+ * than once (a FAST_* wrapper passes its own): typed once, in the table. */
+%typemap(in, numinputs=0) kfpy_method "$1 = \"$symname\";"
+
 /*
  * A buffer and its length are one Python argument.  SWIG matches a
  * multi-argument typemap only with the first parameter's name, so the

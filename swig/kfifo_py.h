@@ -64,6 +64,8 @@ extern unsigned long kfpy_fork_gen;
  * conversion; every parameter of kfpy_methods.h has one of them (a test,
  * tests/test_binding_safety.py, holds it there).  Each is its plain C type.
  */
+typedef const char *kfpy_method;      /* the method's Python name, for messages
+					 * (SWIG's $symname, not an argument) */
 typedef kfpy_kfifo kfpy_live;         /* self: initialised, not freed (checked after
 					 * the other arguments: kfpy_arg_live) */
 typedef kfpy_kfifo kfpy_any_kfifo;    /* self: initialised, perhaps freed (free()) */

@@ -337,6 +337,7 @@ static inline int kf_kwargs(const char *method, PyObject *const *args,
 PyObject *kfpy_in_rec_fast(PyObject *self, PyObject *const *args,
 			   Py_ssize_t nargs)
 {
+	static const char method[] = "in_rec";
 	PyObject *res = NULL;
 	unsigned int n = 0, recsize;
 	const void *buf = NULL;
@@ -344,12 +345,12 @@ PyObject *kfpy_in_rec_fast(PyObject *self, PyObject *const *args,
 	kfpy_kfifo *k;
 	int got = 0;
 
-	if (kfpy_arg_self(self, "in_rec", &k) < 0 ||
-	    kf_nargs("in_rec", nargs, 2) < 0 ||
-	    kfpy_arg_data(args[0], "in_rec", &view, &got, &buf, &n) < 0)
+	if (kfpy_arg_self(self, method, &k) < 0 ||
+	    kf_nargs(method, nargs, 2) < 0 ||
+	    kfpy_arg_data(args[0], method, &view, &got, &buf, &n) < 0)
 		return NULL;
-	if (kfpy_arg_recsize(args[1], "in_rec", &recsize) == 0 &&
-	    kfpy_arg_live(k, "in_rec") == 0) {
+	if (kfpy_arg_recsize(args[1], method, &recsize) == 0 &&
+	    kfpy_arg_live(k, method) == 0) {
 		unsigned int r;
 
 		res = kf_in_rec_fast(k, buf, n, recsize, &r)
@@ -364,14 +365,15 @@ PyObject *kfpy_in_rec_fast(PyObject *self, PyObject *const *args,
 PyObject *kfpy_out_rec_fast(PyObject *self, PyObject *const *args,
 			    Py_ssize_t nargs)
 {
+	static const char method[] = "out_rec";
 	unsigned int n = 0, recsize;
 	kfpy_kfifo *k;
 
-	if (kfpy_arg_self(self, "out_rec", &k) < 0 ||
-	    kf_nargs("out_rec", nargs, 2) < 0 ||
-	    kfpy_arg_count(args[0], "out_rec", "n", &n) < 0 ||
-	    kfpy_arg_recsize(args[1], "out_rec", &recsize) < 0 ||
-	    kfpy_arg_live(k, "out_rec") < 0)
+	if (kfpy_arg_self(self, method, &k) < 0 ||
+	    kf_nargs(method, nargs, 2) < 0 ||
+	    kfpy_arg_count(args[0], method, "n", &n) < 0 ||
+	    kfpy_arg_recsize(args[1], method, &recsize) < 0 ||
+	    kfpy_arg_live(k, method) < 0)
 		return NULL;
 	return kfpy_out_rec(k, n, recsize);
 }
@@ -379,6 +381,7 @@ PyObject *kfpy_out_rec_fast(PyObject *self, PyObject *const *args,
 PyObject *kfpy_put_fast(PyObject *self, PyObject *const *args,
 			Py_ssize_t nargs, PyObject *kwnames)
 {
+	static const char method[] = "put";
 	static const char *const names[] = { "data", "timeout", NULL };
 	PyObject *a[2], *res;
 	const void *buf = NULL;
@@ -387,13 +390,14 @@ PyObject *kfpy_put_fast(PyObject *self, PyObject *const *args,
 	Py_ssize_t n = 0;
 	int got = 0;
 
-	if (kfpy_arg_self(self, "put", &k) < 0 ||
-	    kf_kwargs("put", args, nargs, kwnames, names, 1,
+	if (kfpy_arg_self(self, method, &k) < 0 ||
+	    kf_kwargs(method, args, nargs, kwnames, names, 1,
 		      KF_NNAMES(names), a) < 0 ||
-	    kfpy_arg_data_len(a[0], "put", &view, &got, &buf, &n) < 0)
+	    kfpy_arg_data_len(a[0], method, &view, &got, &buf, &n) < 0)
 		return NULL;
-	res = kfpy_arg_live(k, "put") < 0 ? NULL
-					    : kfpy_put(k, buf, n, KF_TIMEOUT(a[1]));
+	res = kfpy_arg_live(k, method) < 0
+		      ? NULL
+		      : kfpy_put(k, method, buf, n, KF_TIMEOUT(a[1]));
 	if (got)
 		PyBuffer_Release(&view);
 	return res;
@@ -402,18 +406,19 @@ PyObject *kfpy_put_fast(PyObject *self, PyObject *const *args,
 PyObject *kfpy_get_fast(PyObject *self, PyObject *const *args,
 			Py_ssize_t nargs, PyObject *kwnames)
 {
+	static const char method[] = "get";
 	static const char *const names[] = { "n", "timeout", NULL };
 	PyObject *a[2];
 	kfpy_kfifo *k;
 	unsigned int n;
 
-	if (kfpy_arg_self(self, "get", &k) < 0 ||
-	    kf_kwargs("get", args, nargs, kwnames, names, 1,
+	if (kfpy_arg_self(self, method, &k) < 0 ||
+	    kf_kwargs(method, args, nargs, kwnames, names, 1,
 		      KF_NNAMES(names), a) < 0 ||
-	    kfpy_arg_count(a[0], "get", "n", &n) < 0 ||
-	    kfpy_arg_live(k, "get") < 0)
+	    kfpy_arg_count(a[0], method, "n", &n) < 0 ||
+	    kfpy_arg_live(k, method) < 0)
 		return NULL;
-	return kfpy_get(k, n, KF_TIMEOUT(a[1]));
+	return kfpy_get(k, method, n, KF_TIMEOUT(a[1]));
 }
 
 /* put_rec's general path: every argument form, the checks in order, the
@@ -423,6 +428,7 @@ static __attribute__((noinline)) PyObject *
 kf_put_rec_general(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
 		   PyObject *kwnames)
 {
+	static const char method[] = "put_rec";
 	static const char *const names[] = { "data", "recsize", "timeout", NULL };
 	PyObject *a[3], *res = NULL;
 	unsigned int n = 0, recsize;
@@ -431,14 +437,15 @@ kf_put_rec_general(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
 	kfpy_kfifo *k;
 	int got = 0;
 
-	if (kfpy_arg_self(self, "put_rec", &k) < 0 ||
-	    kf_kwargs("put_rec", args, nargs, kwnames, names, 2,
+	if (kfpy_arg_self(self, method, &k) < 0 ||
+	    kf_kwargs(method, args, nargs, kwnames, names, 2,
 		      KF_NNAMES(names), a) < 0 ||
-	    kfpy_arg_data(a[0], "put_rec", &view, &got, &buf, &n) < 0)
+	    kfpy_arg_data(a[0], method, &view, &got, &buf, &n) < 0)
 		return NULL;
-	if (kfpy_arg_recsize(a[1], "put_rec", &recsize) == 0 &&
-	    kfpy_arg_live(k, "put_rec") == 0)
-		res = kfpy_put_rec(k, buf, n, recsize, KF_TIMEOUT(a[2]));
+	if (kfpy_arg_recsize(a[1], method, &recsize) == 0 &&
+	    kfpy_arg_live(k, method) == 0)
+		res = kfpy_put_rec(k, method, buf, n, recsize,
+				   KF_TIMEOUT(a[2]));
 	if (got)
 		PyBuffer_Release(&view);
 	return res;
@@ -487,18 +494,19 @@ static __attribute__((noinline)) PyObject *
 kf_get_rec_general(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
 		   PyObject *kwnames)
 {
+	static const char method[] = "get_rec";
 	static const char *const names[] = { "recsize", "timeout", NULL };
 	unsigned int recsize;
 	PyObject *a[2];
 	kfpy_kfifo *k;
 
-	if (kfpy_arg_self(self, "get_rec", &k) < 0 ||
-	    kf_kwargs("get_rec", args, nargs, kwnames, names, 1,
+	if (kfpy_arg_self(self, method, &k) < 0 ||
+	    kf_kwargs(method, args, nargs, kwnames, names, 1,
 		      KF_NNAMES(names), a) < 0 ||
-	    kfpy_arg_recsize(a[0], "get_rec", &recsize) < 0 ||
-	    kfpy_arg_live(k, "get_rec") < 0)
+	    kfpy_arg_recsize(a[0], method, &recsize) < 0 ||
+	    kfpy_arg_live(k, method) < 0)
 		return NULL;
-	return kfpy_get_rec(k, recsize, KF_TIMEOUT(a[1]));
+	return kfpy_get_rec(k, method, recsize, KF_TIMEOUT(a[1]));
 }
 
 /*
@@ -535,34 +543,36 @@ PyObject *kfpy_get_rec_fast(PyObject *self, PyObject *const *args,
 PyObject *kfpy_put_recs_fast(PyObject *self, PyObject *const *args,
 			     Py_ssize_t nargs, PyObject *kwnames)
 {
+	static const char method[] = "put_recs";
 	static const char *const names[] = { "records", "recsize", "timeout", NULL };
 	unsigned int recsize;
 	PyObject *a[3];
 	kfpy_kfifo *k;
 
-	if (kfpy_arg_self(self, "put_recs", &k) < 0 ||
-	    kf_kwargs("put_recs", args, nargs, kwnames, names, 2,
+	if (kfpy_arg_self(self, method, &k) < 0 ||
+	    kf_kwargs(method, args, nargs, kwnames, names, 2,
 		      KF_NNAMES(names), a) < 0 ||
-	    kfpy_arg_recsize(a[1], "put_recs", &recsize) < 0 ||
-	    kfpy_arg_live(k, "put_recs") < 0)
+	    kfpy_arg_recsize(a[1], method, &recsize) < 0 ||
+	    kfpy_arg_live(k, method) < 0)
 		return NULL;
-	return kfpy_put_recs(k, a[0], recsize, KF_TIMEOUT(a[2]));
+	return kfpy_put_recs(k, method, a[0], recsize, KF_TIMEOUT(a[2]));
 }
 
 PyObject *kfpy_get_recs_fast(PyObject *self, PyObject *const *args,
 			     Py_ssize_t nargs, PyObject *kwnames)
 {
+	static const char method[] = "get_recs";
 	static const char *const names[] = { "max", "recsize", "timeout", NULL };
 	unsigned int max, recsize;
 	PyObject *a[3];
 	kfpy_kfifo *k;
 
-	if (kfpy_arg_self(self, "get_recs", &k) < 0 ||
-	    kf_kwargs("get_recs", args, nargs, kwnames, names, 2,
+	if (kfpy_arg_self(self, method, &k) < 0 ||
+	    kf_kwargs(method, args, nargs, kwnames, names, 2,
 		      KF_NNAMES(names), a) < 0 ||
-	    kfpy_arg_count(a[0], "get_recs", "max", &max) < 0 ||
-	    kfpy_arg_recsize(a[1], "get_recs", &recsize) < 0 ||
-	    kfpy_arg_live(k, "get_recs") < 0)
+	    kfpy_arg_count(a[0], method, "max", &max) < 0 ||
+	    kfpy_arg_recsize(a[1], method, &recsize) < 0 ||
+	    kfpy_arg_live(k, method) < 0)
 		return NULL;
-	return kfpy_get_recs(k, max, recsize, KF_TIMEOUT(a[2]));
+	return kfpy_get_recs(k, method, max, recsize, KF_TIMEOUT(a[2]));
 }

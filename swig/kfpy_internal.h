@@ -368,8 +368,8 @@ static inline int kf_rec_fits(kfpy_kfifo *k, unsigned int n,
 
 	return n <= kfifo_rec_max(recsize) && n <= size && size - n >= recsize;
 }
-int kf_put_recs_some(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
-		     unsigned int recsize, unsigned int *need);
+int kf_put_recs_some(kfpy_kfifo *k, const char *method, PyObject *items,
+		     Py_ssize_t *i, unsigned int recsize, unsigned int *need);
 Py_ssize_t kf_take_recs(kfpy_kfifo *k, const char *method, PyObject *list,
 			Py_ssize_t max, unsigned int recsize, PyObject **one);
 

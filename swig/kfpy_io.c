@@ -645,7 +645,8 @@ static inline void kf_regions_write(const struct kfifo_region r[2], unsigned int
  * stored alone by kf_in_call (which copies input that overlaps the ring).
  * Checked by the caller, but a bytearray may have grown since.
  */
-static int kf_put_rec_buffer(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
+static int kf_put_rec_buffer(kfpy_kfifo *k, const char *method,
+			     PyObject *items, Py_ssize_t *i,
 			     unsigned int recsize, unsigned int *need)
 {
 	const void *buf = NULL;
@@ -653,16 +654,16 @@ static int kf_put_rec_buffer(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
 	Py_buffer view;
 	int got = 0, ret = 0;
 
-	if (kfpy_arg_data(PyTuple_GET_ITEM(items, *i), "put_recs", &view, &got,
+	if (kfpy_arg_data(PyTuple_GET_ITEM(items, *i), method, &view, &got,
 			  &buf, &n) < 0)
 		return -1;
 	if (!kf_rec_fits(k, n, recsize)) {
 		PyErr_Format(PyExc_ValueError,
-			     "Kfifo.put_recs(): records[%zd], of %u bytes, can "
+			     "Kfifo.%s(): records[%zd], of %u bytes, can "
 			     "never fit (header of %u bytes, fifo of %u bytes)",
-			     *i, n, recsize, kfifo_size(&k->st->fifo));
+			     method, *i, n, recsize, kfifo_size(&k->st->fifo));
 		ret = -1;
-	} else if (kf_in_call(k, KF_IN_REC, "put_recs", buf, n, recsize, NULL,
+	} else if (kf_in_call(k, KF_IN_REC, method, buf, n, recsize, NULL,
 			      &r) < 0) {
 		ret = -1;
 	} else if (r == 0) {
@@ -685,8 +686,8 @@ static int kf_put_rec_buffer(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
  * the prepared regions and published at once.  0, or -1 with an
  * exception; what was stored stays stored either way.
  */
-int kf_put_recs_some(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
-		     unsigned int recsize, unsigned int *need)
+int kf_put_recs_some(kfpy_kfifo *k, const char *method, PyObject *items,
+		     Py_ssize_t *i, unsigned int recsize, unsigned int *need)
 {
 	Py_ssize_t j = *i, count = PyTuple_GET_SIZE(items);
 	struct kfifo *f = &k->st->fifo;
@@ -695,8 +696,8 @@ int kf_put_recs_some(kfpy_kfifo *k, PyObject *items, Py_ssize_t *i,
 
 	*need = 0;
 	if (j < count && !PyBytes_CheckExact(PyTuple_GET_ITEM(items, j)))
-		return kf_put_rec_buffer(k, items, i, recsize, need);
-	if (kf_enter(k, &k->st->prod, "put_recs") < 0)
+		return kf_put_rec_buffer(k, method, items, i, recsize, need);
+	if (kf_enter(k, &k->st->prod, method) < 0)
 		return -1;
 	avail = kfifo_in_prepare(f, r, UINT_MAX);
 	for (; j < count; j++) {

@@ -309,7 +309,8 @@ KFPY_METHOD(Kfifo, reset_out, kfpy_reset_out, POS,
 
 /* blocking calls and end of stream; timeout= may be given by keyword */
 KFPY_METHOD(Kfifo, put, kfpy_put, FAST_KW,
-	(kfpy_live *self, kfpy_inbuf data, kfpy_streamlen n, kfpy_timeout timeout),
+	(kfpy_live *self, kfpy_method method, kfpy_inbuf data, kfpy_streamlen n,
+	 kfpy_timeout timeout),
 	"put($self, data, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -339,7 +340,8 @@ KFPY_METHOD(Kfifo, put, kfpy_put, FAST_KW,
 	"ValueError\n"
 	"    A negative timeout, or the fifo was freed (also while waiting).")
 KFPY_METHOD(Kfifo, get, kfpy_get, FAST_KW,
-	(kfpy_live *self, kfpy_count n, kfpy_timeout timeout),
+	(kfpy_live *self, kfpy_method method, kfpy_count n,
+	 kfpy_timeout timeout),
 	"get($self, n, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -356,7 +358,8 @@ KFPY_METHOD(Kfifo, get, kfpy_get, FAST_KW,
 	"TimeoutError\n"
 	"    Nothing arrived in time.")
 KFPY_METHOD(Kfifo, get_into, kfpy_get_into, KW,
-	(kfpy_live *self, kfpy_outbuf buffer, kfpy_buflen n, kfpy_timeout timeout, kfpy_flag whole),
+	(kfpy_live *self, kfpy_method method, kfpy_outbuf buffer, kfpy_buflen n,
+	 kfpy_timeout timeout, kfpy_flag whole),
 	"get_into($self, buffer, timeout=None, whole=False)\n"
 	"--\n"
 	"\n"
@@ -390,7 +393,8 @@ KFPY_METHOD(Kfifo, get_into, kfpy_get_into, KW,
 	"EOFError\n"
 	"    ``whole=True`` and the stream ended part way; ``taken`` as above.")
 KFPY_METHOD(Kfifo, get_exactly, kfpy_get_exactly, KW,
-	(kfpy_live *self, kfpy_count n, kfpy_timeout timeout),
+	(kfpy_live *self, kfpy_method method, kfpy_count n,
+	 kfpy_timeout timeout),
 	"get_exactly($self, n, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -406,7 +410,8 @@ KFPY_METHOD(Kfifo, get_exactly, kfpy_get_exactly, KW,
 	"    The stream ended (closed) with fewer than ``n`` bytes; nothing is\n"
 	"    removed.")
 KFPY_METHOD(Kfifo, put_frame, kfpy_put_frame, KW,
-	(kfpy_live *self, kfpy_inbuf data, kfpy_streamlen n, kfpy_timeout timeout),
+	(kfpy_live *self, kfpy_method method, kfpy_inbuf data, kfpy_streamlen n,
+	 kfpy_timeout timeout),
 	"put_frame($self, data, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -425,7 +430,7 @@ KFPY_METHOD(Kfifo, put_frame, kfpy_put_frame, KW,
 	"BrokenPipeError\n"
 	"    The fifo is closed; ``stored`` as above.")
 KFPY_METHOD(Kfifo, get_frame, kfpy_get_frame, KW,
-	(kfpy_live *self, kfpy_timeout timeout),
+	(kfpy_live *self, kfpy_method method, kfpy_timeout timeout),
 	"get_frame($self, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -448,7 +453,8 @@ KFPY_METHOD(Kfifo, get_frame, kfpy_get_frame, KW,
 	"ValueError\n"
 	"    The header is not a length this process can hold (nothing taken).")
 KFPY_METHOD(Kfifo, get_frame_into, kfpy_get_frame_into, KW,
-	(kfpy_live *self, kfpy_outbuf buffer, kfpy_buflen n, kfpy_timeout timeout),
+	(kfpy_live *self, kfpy_method method, kfpy_outbuf buffer, kfpy_buflen n,
+	 kfpy_timeout timeout),
 	"get_frame_into($self, buffer, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -466,7 +472,8 @@ KFPY_METHOD(Kfifo, get_frame_into, kfpy_get_frame_into, KW,
 	"kfifo.Empty, EOFError\n"
 	"    As for ``get_frame``.")
 KFPY_METHOD(Kfifo, put_rec, kfpy_put_rec, FAST_KW,
-	(kfpy_live *self, kfpy_inbuf data, kfpy_buflen n, kfpy_recsize recsize, kfpy_timeout timeout),
+	(kfpy_live *self, kfpy_method method, kfpy_inbuf data, kfpy_buflen n,
+	 kfpy_recsize recsize, kfpy_timeout timeout),
 	"put_rec($self, data, recsize, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -484,7 +491,8 @@ KFPY_METHOD(Kfifo, put_rec, kfpy_put_rec, FAST_KW,
 	"    No room in time; nothing stored (``stored`` attribute 0: a record\n"
 	"    is stored whole or not at all).")
 KFPY_METHOD(Kfifo, get_rec, kfpy_get_rec, FAST_KW,
-	(kfpy_live *self, kfpy_recsize recsize, kfpy_timeout timeout),
+	(kfpy_live *self, kfpy_method method, kfpy_recsize recsize,
+	 kfpy_timeout timeout),
 	"get_rec($self, recsize, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -500,7 +508,8 @@ KFPY_METHOD(Kfifo, get_rec, kfpy_get_rec, FAST_KW,
 	"bytes or None\n"
 	"    The record; ``None`` at end of stream (closed, no whole record left).")
 KFPY_METHOD(Kfifo, put_recs, kfpy_put_recs, FAST_KW,
-	(kfpy_live *self, kfpy_object records, kfpy_recsize recsize, kfpy_timeout timeout),
+	(kfpy_live *self, kfpy_method method, kfpy_object records,
+	 kfpy_recsize recsize, kfpy_timeout timeout),
 	"put_recs($self, records, recsize, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -534,7 +543,8 @@ KFPY_METHOD(Kfifo, put_recs, kfpy_put_recs, FAST_KW,
 	"    No room in time, or the fifo is closed: the records before stay\n"
 	"    stored, and the exception's ``stored`` attribute says how many.")
 KFPY_METHOD(Kfifo, get_recs, kfpy_get_recs, FAST_KW,
-	(kfpy_live *self, kfpy_count max, kfpy_recsize recsize, kfpy_timeout timeout),
+	(kfpy_live *self, kfpy_method method, kfpy_count max,
+	 kfpy_recsize recsize, kfpy_timeout timeout),
 	"get_recs($self, max, recsize, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -559,7 +569,7 @@ KFPY_METHOD(Kfifo, get_recs, kfpy_get_recs, FAST_KW,
 	"TimeoutError\n"
 	"    No record arrived in time; nothing removed.")
 KFPY_METHOD(Kfifo, records, kfpy_records, POS,
-	(kfpy_live *self, kfpy_recsize recsize),
+	(kfpy_live *self, kfpy_method method, kfpy_recsize recsize),
 	"records($self, recsize, /)\n"
 	"--\n"
 	"\n"
@@ -576,7 +586,8 @@ KFPY_METHOD(Kfifo, records, kfpy_records, POS,
 	">>> list(f.records(1))\n"
 	"[b'one', b'two']")
 KFPY_METHOD(Kfifo, wait_avail, kfpy_wait_avail, KW,
-	(kfpy_live *self, kfpy_count n, kfpy_timeout timeout),
+	(kfpy_live *self, kfpy_method method, kfpy_count n,
+	 kfpy_timeout timeout),
 	"wait_avail($self, n, timeout=None)\n"
 	"--\n"
 	"\n"
@@ -592,7 +603,8 @@ KFPY_METHOD(Kfifo, wait_avail, kfpy_wait_avail, KW,
 	"ValueError\n"
 	"    ``n`` is more than ``size()``.")
 KFPY_METHOD(Kfifo, wait_len, kfpy_wait_len, KW,
-	(kfpy_live *self, kfpy_count n, kfpy_timeout timeout),
+	(kfpy_live *self, kfpy_method method, kfpy_count n,
+	 kfpy_timeout timeout),
 	"wait_len($self, n, timeout=None)\n"
 	"--\n"
 	"\n"

@@ -390,25 +390,26 @@ static int kf_put_span(kfpy_kfifo *k, const char *method,
  * put() takes a buffer of any length (a Py_ssize_t, never clamped), and
  * goes on until all are stored, the time runs out or the stream ends.
  */
-PyObject *kfpy_put(kfpy_kfifo *k, const void *from, Py_ssize_t n,
-		   PyObject *timeout)
+PyObject *kfpy_put(kfpy_kfifo *k, const char *method, const void *from,
+		   Py_ssize_t n, PyObject *timeout)
 {
 	Py_ssize_t done = 0;
 	long long deadline;
 	int r;
 
-	if (kf_deadline(timeout, "put", &deadline) < 0)
+	if (kf_deadline(timeout, method, &deadline) < 0)
 		return NULL;
-	r = kf_put_span(k, "put", from, n, deadline, &done);
+	r = kf_put_span(k, method, from, n, deadline, &done);
 	if (r == 0)
 		Py_RETURN_NONE;
 	if (r == -EPIPE)
-		return kf_closed_error("put", done, n);
+		return kf_closed_error(method, done, n);
 	if (r == -ETIMEDOUT)
 		return kf_put_error(kfpy_Full,
-				    PyUnicode_FromFormat("Kfifo.put(): timed out with "
+				    PyUnicode_FromFormat("Kfifo.%s(): timed out with "
 							 "%zd of %zd bytes stored "
-							 "by this call", done, n),
+							 "by this call", method,
+							 done, n),
 				    done);
 	return NULL;
 }
@@ -453,9 +454,10 @@ static PyObject *kf_get_common(kfpy_kfifo *k, const char *method, void *to,
 	return to ? PyLong_FromUnsignedLong(r) : PyBytes_FromStringAndSize(NULL, 0);
 }
 
-PyObject *kfpy_get(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+PyObject *kfpy_get(kfpy_kfifo *k, const char *method, unsigned int n,
+		   PyObject *timeout)
 {
-	return kf_get_common(k, "get", NULL, n, timeout);
+	return kf_get_common(k, method, NULL, n, timeout);
 }
 
 /* ---- whole buffers and frames -------------------------------------------------------- */
@@ -600,19 +602,19 @@ static int kf_whole_arg(PyObject *whole, const char *method)
 	return -1;
 }
 
-PyObject *kfpy_get_into(kfpy_kfifo *k, void *to, unsigned int n,
-			PyObject *timeout, PyObject *whole)
+PyObject *kfpy_get_into(kfpy_kfifo *k, const char *method, void *to,
+			unsigned int n, PyObject *timeout, PyObject *whole)
 {
 	long long deadline;
-	int w = kf_whole_arg(whole, "get_into");
+	int w = kf_whole_arg(whole, method);
 
 	if (w <= 0)
-		return w < 0 ? NULL : kf_get_common(k, "get_into", to, n, timeout);
-	if (kf_deadline(timeout, "get_into", &deadline) < 0)
+		return w < 0 ? NULL : kf_get_common(k, method, to, n, timeout);
+	if (kf_deadline(timeout, method, &deadline) < 0)
 		return NULL;
 	if (n == 0)
 		return PyLong_FromLong(0);
-	w = kf_whole(k, "get_into", to, n, deadline);
+	w = kf_whole(k, method, to, n, deadline);
 	if (w < 0)
 		return NULL;
 	return PyLong_FromUnsignedLong(w == 0 ? n : 0);
@@ -651,8 +653,8 @@ static int kf_frame_side_ok(kfpy_kfifo *k, const char *method, int prod)
 	return -1;
 }
 
-PyObject *kfpy_put_frame(kfpy_kfifo *k, const void *data, Py_ssize_t n,
-			 PyObject *timeout)
+PyObject *kfpy_put_frame(kfpy_kfifo *k, const char *method, const void *data,
+			 Py_ssize_t n, PyObject *timeout)
 {
 	unsigned char h[KF_FRAME_HDR];
 	unsigned long long total = (unsigned long long)n + KF_FRAME_HDR;
@@ -660,43 +662,44 @@ PyObject *kfpy_put_frame(kfpy_kfifo *k, const void *data, Py_ssize_t n,
 	long long deadline;
 	int r, w;
 
-	if (kf_deadline(timeout, "put_frame", &deadline) < 0)
+	if (kf_deadline(timeout, method, &deadline) < 0)
 		return NULL;
 	/* kept, here and after each kf_deadline(): the timeout's __float__
 	 * ran after the check of self, and may have freed the fifo */
 	if (k->freed)
-		return kf_freed_error("put_frame");
-	if (kf_frame_side_ok(k, "put_frame", 1) < 0)
+		return kf_freed_error(method);
+	if (kf_frame_side_ok(k, method, 1) < 0)
 		return NULL;
 	kf_frame_header(h, (unsigned long long)n);
 	if (total <= kfifo_size(&k->st->fifo)) {
 		/* whole or not at all: wait for room for all of it */
 		if (kfifo_is_closed(&k->st->fifo))
-			return kf_closed_error("put_frame", 0, (Py_ssize_t)total);
-		if (kf_wait(k, "put_frame", KF_WAIT_AVAIL, (unsigned int)total,
+			return kf_closed_error(method, 0, (Py_ssize_t)total);
+		if (kf_wait(k, method, KF_WAIT_AVAIL, (unsigned int)total,
 			    deadline, &w) < 0)
 			return NULL;
 		if (w == -EPIPE)
-			return kf_closed_error("put_frame", 0, (Py_ssize_t)total);
+			return kf_closed_error(method, 0, (Py_ssize_t)total);
 		if (w != 0)
 			return kf_put_error(kfpy_Full,
-					    PyUnicode_FromString("Kfifo.put_frame(): "
-								 "timed out (nothing "
-								 "stored)"), 0);
+					    PyUnicode_FromFormat("Kfifo.%s(): timed "
+								 "out (nothing stored)",
+								 method), 0);
 	}
-	r = kf_put_span(k, "put_frame", h, KF_FRAME_HDR, deadline, &done);
+	r = kf_put_span(k, method, h, KF_FRAME_HDR, deadline, &done);
 	if (r == 0)
-		r = kf_put_span(k, "put_frame", data, n, deadline, &done);
+		r = kf_put_span(k, method, data, n, deadline, &done);
 	if (r == 0)
 		Py_RETURN_NONE;
 	if (r == -EPIPE)
-		return kf_closed_error("put_frame", done, (Py_ssize_t)total);
+		return kf_closed_error(method, done, (Py_ssize_t)total);
 	if (r == -ETIMEDOUT)
 		return kf_put_error(kfpy_Full,
-				    PyUnicode_FromFormat("Kfifo.put_frame(): timed out "
+				    PyUnicode_FromFormat("Kfifo.%s(): timed out "
 							 "with %zd of %zd bytes (header "
 							 "included) stored by this "
-							 "call", done, (Py_ssize_t)total),
+							 "call", method, done,
+							 (Py_ssize_t)total),
 				    done);
 	return NULL;
 }
@@ -797,23 +800,23 @@ static int kf_frame_start(kfpy_kfifo *k, const char *method, PyObject *timeout,
 	return kf_frame_peek(k, method, *deadline, len);
 }
 
-PyObject *kfpy_get_frame(kfpy_kfifo *k, PyObject *timeout)
+PyObject *kfpy_get_frame(kfpy_kfifo *k, const char *method, PyObject *timeout)
 {
 	unsigned long long len;
 	long long deadline;
 	PyObject *res;
-	int r = kf_frame_start(k, "get_frame", timeout, &deadline, &len);
+	int r = kf_frame_start(k, method, timeout, &deadline, &len);
 
 	if (r < 0)
 		return NULL;
 	if (r > 0)
 		Py_RETURN_NONE;
-	if (kf_frame_len_ok("get_frame", len, PY_SSIZE_T_MAX - KF_FRAME_HDR) < 0)
+	if (kf_frame_len_ok(method, len, PY_SSIZE_T_MAX - KF_FRAME_HDR) < 0)
 		return NULL;
 	res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len);
 	if (res == NULL)
 		return NULL;
-	if (kf_frame_body(k, "get_frame", (unsigned char *)PyBytes_AS_STRING(res),
+	if (kf_frame_body(k, method, (unsigned char *)PyBytes_AS_STRING(res),
 			  (Py_ssize_t)len, deadline) < 0) {
 		Py_DECREF(res);
 		return NULL;
@@ -821,19 +824,19 @@ PyObject *kfpy_get_frame(kfpy_kfifo *k, PyObject *timeout)
 	return res;
 }
 
-PyObject *kfpy_get_frame_into(kfpy_kfifo *k, void *to, unsigned int n,
-			      PyObject *timeout)
+PyObject *kfpy_get_frame_into(kfpy_kfifo *k, const char *method, void *to,
+			      unsigned int n, PyObject *timeout)
 {
 	unsigned long long len;
 	long long deadline;
-	int r = kf_frame_start(k, "get_frame_into", timeout, &deadline, &len);
+	int r = kf_frame_start(k, method, timeout, &deadline, &len);
 
 	if (r < 0)
 		return NULL;
 	if (r > 0)
 		Py_RETURN_NONE;
-	if (kf_frame_len_ok("get_frame_into", len, n) < 0 ||
-	    kf_frame_body(k, "get_frame_into", to, (Py_ssize_t)len, deadline) < 0)
+	if (kf_frame_len_ok(method, len, n) < 0 ||
+	    kf_frame_body(k, method, to, (Py_ssize_t)len, deadline) < 0)
 		return NULL;
 	return PyLong_FromUnsignedLongLong(len);
 }
@@ -851,28 +854,29 @@ static int kf_take_one(kfpy_kfifo *k, const char *method, unsigned int n,
 	return kf_take_rec(k, n, recsize, data, &ret, &total);
 }
 
-PyObject *kfpy_get_exactly(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+PyObject *kfpy_get_exactly(kfpy_kfifo *k, const char *method, unsigned int n,
+			   PyObject *timeout)
 {
 	long long deadline;
 	PyObject *data;
 	int w;
 
-	if (kf_deadline(timeout, "get_exactly", &deadline) < 0 ||
-	    kf_check_size(k, "get_exactly", n) < 0)
+	if (kf_deadline(timeout, method, &deadline) < 0 ||
+	    kf_check_size(k, method, n) < 0)
 		return NULL;
 	for (;;) {
-		if (kf_wait(k, "get_exactly", KF_TAKE_LEN, n, deadline, &w) < 0)
+		if (kf_wait(k, method, KF_TAKE_LEN, n, deadline, &w) < 0)
 			return NULL;
 		if (w == -EPIPE) {
 			PyErr_Format(PyExc_EOFError,
-				     "Kfifo.get_exactly(): the stream ended with "
-				     "fewer than %u bytes stored", n);
+				     "Kfifo.%s(): the stream ended with "
+				     "fewer than %u bytes stored", method, n);
 			return NULL;
 		}
 		if (w != 0)
-			return kf_timeout_error("get_exactly");
+			return kf_timeout_error(method);
 		/* all n bytes or none, in one C call: a fixed-size record */
-		if (kf_take_one(k, "get_exactly", n, 0, &data) < 0)
+		if (kf_take_one(k, method, n, 0, &data) < 0)
 			return NULL;
 		if (data != NULL)
 			return data;
@@ -880,42 +884,43 @@ PyObject *kfpy_get_exactly(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
 	}
 }
 
-PyObject *kfpy_put_rec(kfpy_kfifo *k, const void *from, unsigned int n,
-		       unsigned int recsize, PyObject *timeout)
+PyObject *kfpy_put_rec(kfpy_kfifo *k, const char *method, const void *from,
+		       unsigned int n, unsigned int recsize, PyObject *timeout)
 {
 	long long deadline;
 	unsigned int r;
 	int w;
 
-	if (kf_deadline(timeout, "put_rec", &deadline) < 0)
+	if (kf_deadline(timeout, method, &deadline) < 0)
 		return NULL;
 	if (k->freed)
-		return kf_freed_error("put_rec");
+		return kf_freed_error(method);
 	if (!kf_rec_fits(k, n, recsize)) {
 		PyErr_Format(PyExc_ValueError,
-			     "Kfifo.put_rec(): a record of %u bytes can never fit "
-			     "(header of %u bytes, fifo of %u bytes)", n, recsize,
-			     kfifo_size(&k->st->fifo));
+			     "Kfifo.%s(): a record of %u bytes can never fit "
+			     "(header of %u bytes, fifo of %u bytes)", method, n,
+			     recsize, kfifo_size(&k->st->fifo));
 		return NULL;
 	}
 	for (;;) {
 		if (kfifo_is_closed(&k->st->fifo))
-			return kf_closed_error("put_rec", 0, (Py_ssize_t)n);
-		if (kf_in_call(k, KF_IN_REC, "put_rec", from, n, recsize, NULL, &r) < 0)
+			return kf_closed_error(method, 0, (Py_ssize_t)n);
+		if (kf_in_call(k, KF_IN_REC, method, from, n, recsize, NULL, &r) < 0)
 			return NULL;
 		if (r == 0)
 			Py_RETURN_NONE;
-		if (kf_wait(k, "put_rec", KF_WAIT_AVAIL, n + recsize, deadline, &w) < 0)
+		if (kf_wait(k, method, KF_WAIT_AVAIL, n + recsize, deadline, &w) < 0)
 			return NULL;
 		if (w == -EPIPE)
-			return kf_closed_error("put_rec", 0, (Py_ssize_t)n);
+			return kf_closed_error(method, 0, (Py_ssize_t)n);
 		if (w != 0)	/* a record is stored whole: nothing was */
 			return kf_put_error(kfpy_Full,
-					    PyUnicode_FromString("Kfifo.put_rec(): timed out "
-								 "(nothing stored)"),
+					    PyUnicode_FromFormat("Kfifo.%s(): timed out "
+								 "(nothing stored)",
+								 method),
 					    0);
 		if (k->freed)
-			return kf_freed_error("put_rec");
+			return kf_freed_error(method);
 	}
 }
 
@@ -973,26 +978,27 @@ static PyObject *kf_get_one_rec(kfpy_kfifo *k, const char *method,
 	}
 }
 
-PyObject *kfpy_get_rec(kfpy_kfifo *k, unsigned int recsize, PyObject *timeout)
+PyObject *kfpy_get_rec(kfpy_kfifo *k, const char *method, unsigned int recsize,
+		       PyObject *timeout)
 {
 	long long deadline;
 
-	if (kf_deadline(timeout, "get_rec", &deadline) < 0 ||
-	    kf_rec_waitable(recsize, "get_rec") < 0)
+	if (kf_deadline(timeout, method, &deadline) < 0 ||
+	    kf_rec_waitable(recsize, method) < 0)
 		return NULL;
-	return kf_get_one_rec(k, "get_rec", recsize, deadline);
+	return kf_get_one_rec(k, method, recsize, deadline);
 }
 
 /* ---- batches of records ------------------------------------------------------------------ */
 
 /* The exception of a put_recs() that stored @done records, then stopped. */
-static PyObject *kf_recs_error(PyObject *type, const char *why, Py_ssize_t done,
-			       Py_ssize_t n)
+static PyObject *kf_recs_error(const char *method, PyObject *type,
+			       const char *why, Py_ssize_t done, Py_ssize_t n)
 {
 	return kf_put_error(type,
-			    PyUnicode_FromFormat("Kfifo.put_recs(): %s (%zd of %zd "
+			    PyUnicode_FromFormat("Kfifo.%s(): %s (%zd of %zd "
 						 "records stored by this call)",
-						 why, done, n),
+						 method, why, done, n),
 			    done);
 }
 
@@ -1000,8 +1006,8 @@ static PyObject *kf_recs_error(PyObject *type, const char *why, Py_ssize_t done,
  * Every record of @records as a tuple, each checked to be bytes-like and
  * to fit the fifo and its header, so that a bad one stores nothing.
  */
-static PyObject *kf_recs_checked(kfpy_kfifo *k, PyObject *records,
-				 unsigned int recsize)
+static PyObject *kf_recs_checked(kfpy_kfifo *k, const char *method,
+				 PyObject *records, unsigned int recsize)
 {
 	PyObject *items = PySequence_Tuple(records);
 	Py_ssize_t i, limit;
@@ -1014,8 +1020,8 @@ static PyObject *kf_recs_checked(kfpy_kfifo *k, PyObject *records,
 		if (Py_TYPE(records)->tp_iter == NULL && !PySequence_Check(records)) {
 			PyErr_Clear();
 			PyErr_Format(PyExc_TypeError,
-				     "Kfifo.put_recs(): records must be an iterable "
-				     "of bytes-like objects, not %.100s",
+				     "Kfifo.%s(): records must be an iterable "
+				     "of bytes-like objects, not %.100s", method,
 				     Py_TYPE(records)->tp_name);
 		}
 		return NULL;
@@ -1032,25 +1038,25 @@ static PyObject *kf_recs_checked(kfpy_kfifo *k, PyObject *records,
 			continue;
 		if (!PyObject_CheckBuffer(item)) {
 			PyErr_Format(PyExc_TypeError,
-				     "Kfifo.put_recs(): records[%zd] must be a "
-				     "bytes-like object, not %.100s", i,
+				     "Kfifo.%s(): records[%zd] must be a "
+				     "bytes-like object, not %.100s", method, i,
 				     Py_TYPE(item)->tp_name);
 			break;
 		}
 		got = 0;
-		if (kfpy_arg_data(item, "put_recs", &view, &got, &buf, &n) < 0)
+		if (kfpy_arg_data(item, method, &view, &got, &buf, &n) < 0)
 			break;
 		if (got)
 			PyBuffer_Release(&view);
 		if (k->freed) {	/* the export ran code that freed it */
-			kf_freed_error("put_recs");
+			kf_freed_error(method);
 			break;
 		}
 		if (!kf_rec_fits(k, n, recsize)) {
 			PyErr_Format(PyExc_ValueError,
-				     "Kfifo.put_recs(): records[%zd], of %u bytes, "
+				     "Kfifo.%s(): records[%zd], of %u bytes, "
 				     "can never fit (header of %u bytes, fifo of %u "
-				     "bytes); nothing stored", i, n, recsize,
+				     "bytes); nothing stored", method, i, n, recsize,
 				     kfifo_size(&k->st->fifo));
 			break;
 		}
@@ -1068,8 +1074,8 @@ static PyObject *kf_recs_checked(kfpy_kfifo *k, PyObject *records,
  * the core (kf_put_recs_some), so a batch costs one publish, not one per
  * record.  The count stored, or an exception whose ``stored`` says it.
  */
-PyObject *kfpy_put_recs(kfpy_kfifo *k, PyObject *records, unsigned int recsize,
-			PyObject *timeout)
+PyObject *kfpy_put_recs(kfpy_kfifo *k, const char *method, PyObject *records,
+			unsigned int recsize, PyObject *timeout)
 {
 	long long deadline;
 	PyObject *items, *res = NULL;
@@ -1077,37 +1083,39 @@ PyObject *kfpy_put_recs(kfpy_kfifo *k, PyObject *records, unsigned int recsize,
 	unsigned int need;
 	int w;
 
-	if (kf_deadline(timeout, "put_recs", &deadline) < 0)
+	if (kf_deadline(timeout, method, &deadline) < 0)
 		return NULL;
 	if (k->freed)
-		return kf_freed_error("put_recs");
-	items = kf_recs_checked(k, records, recsize);
+		return kf_freed_error(method);
+	items = kf_recs_checked(k, method, records, recsize);
 	if (items == NULL)
 		return NULL;
 	n = PyTuple_GET_SIZE(items);
 	while (i < n) {
 		if (k->freed) {
-			kf_freed_error("put_recs");
+			kf_freed_error(method);
 			break;
 		}
 		if (kfifo_is_closed(&k->st->fifo)) {
-			kf_recs_error(PyExc_BrokenPipeError, "the fifo is closed", i, n);
+			kf_recs_error(method, PyExc_BrokenPipeError,
+				      "the fifo is closed", i, n);
 			break;
 		}
-		if (kf_put_recs_some(k, items, &i, recsize, &need) < 0)
+		if (kf_put_recs_some(k, method, items, &i, recsize, &need) < 0)
 			break;
 		if (i == n)
 			break;
 		if (need == 0)
 			continue;	/* stopped at a record that goes alone */
-		if (kf_wait(k, "put_recs", KF_WAIT_AVAIL, need, deadline, &w) < 0)
+		if (kf_wait(k, method, KF_WAIT_AVAIL, need, deadline, &w) < 0)
 			break;
 		if (w == -EPIPE) {
-			kf_recs_error(PyExc_BrokenPipeError, "the fifo is closed", i, n);
+			kf_recs_error(method, PyExc_BrokenPipeError,
+				      "the fifo is closed", i, n);
 			break;
 		}
 		if (w != 0) {
-			kf_recs_error(kfpy_Full, "timed out", i, n);
+			kf_recs_error(method, kfpy_Full, "timed out", i, n);
 			break;
 		}
 	}
@@ -1150,15 +1158,15 @@ static PyObject *kf_get_recs(kfpy_kfifo *k, const char *method, Py_ssize_t max,
 	return list;
 }
 
-PyObject *kfpy_get_recs(kfpy_kfifo *k, unsigned int max, unsigned int recsize,
-			PyObject *timeout)
+PyObject *kfpy_get_recs(kfpy_kfifo *k, const char *method, unsigned int max,
+			unsigned int recsize, PyObject *timeout)
 {
 	long long deadline;
 
-	if (kf_deadline(timeout, "get_recs", &deadline) < 0 ||
-	    kf_rec_waitable(recsize, "get_recs") < 0)
+	if (kf_deadline(timeout, method, &deadline) < 0 ||
+	    kf_rec_waitable(recsize, method) < 0)
 		return NULL;
-	return kf_get_recs(k, "get_recs", (Py_ssize_t)max, recsize, deadline);
+	return kf_get_recs(k, method, (Py_ssize_t)max, recsize, deadline);
 }
 
 /*
@@ -1225,11 +1233,11 @@ PyTypeObject kf_RecordsType = {
 	.tp_iternext = kf_records_next,
 };
 
-PyObject *kfpy_records(kfpy_kfifo *k, unsigned int recsize)
+PyObject *kfpy_records(kfpy_kfifo *k, const char *method, unsigned int recsize)
 {
 	kf_records *it;
 
-	if (kf_rec_waitable(recsize, "records") < 0)
+	if (kf_rec_waitable(recsize, method) < 0)
 		return NULL;
 	it = PyObject_GC_New(kf_records, &kf_RecordsType);
 	if (it == NULL)
@@ -1256,14 +1264,16 @@ static PyObject *kf_wait_bool(kfpy_kfifo *k, const char *method,
 	return PyBool_FromLong(w == 0);
 }
 
-PyObject *kfpy_wait_avail(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+PyObject *kfpy_wait_avail(kfpy_kfifo *k, const char *method, unsigned int n,
+			  PyObject *timeout)
 {
-	return kf_wait_bool(k, "wait_avail", KF_WAIT_AVAIL, n, timeout);
+	return kf_wait_bool(k, method, KF_WAIT_AVAIL, n, timeout);
 }
 
-PyObject *kfpy_wait_len(kfpy_kfifo *k, unsigned int n, PyObject *timeout)
+PyObject *kfpy_wait_len(kfpy_kfifo *k, const char *method, unsigned int n,
+			PyObject *timeout)
 {
-	return kf_wait_bool(k, "wait_len", KF_WAIT_LEN, n, timeout);
+	return kf_wait_bool(k, method, KF_WAIT_LEN, n, timeout);
 }
 
 /* Either side, any thread: kfifo_close needs no side. */

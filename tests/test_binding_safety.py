@@ -659,7 +659,7 @@ def test_each_method_has_the_table_s_docstring_and_signature(typ, name, kw):
 # (or none) instead of the binding's.
 BINDING_KINDS = {"kfpy_live *", "kfpy_any_kfifo *", "kfpy_pyself *", "kfpy_count", "kfpy_recsize",
                  "kfpy_inbuf", "kfpy_buflen", "kfpy_streamlen", "kfpy_outbuf", "kfpy_timeout",
-                 "kfpy_flag", "kfpy_object", "kfpy_spinlock *"}
+                 "kfpy_flag", "kfpy_object", "kfpy_spinlock *", "kfpy_method"}
 
 
 def method_parameters():
@@ -684,6 +684,8 @@ def test_every_parameter_of_a_wrapped_method_has_a_binding_kind(name, params):
     raw = [f"{t} {p}" for t, p in params if t not in BINDING_KINDS]
     assert not raw, f"{name}: raw C types, give each a kind of kfifo_py.h: {raw}"
     assert params[0][1] == "self"
+    # the method's name comes from SWIG, right after self, as `method`
+    assert all(p == "method" and i == 1 for i, (t, p) in enumerate(params) if t == "kfpy_method"), name
     for (t, p), nxt in zip(params, params[1:] + [("", "")]):
         if t == "kfpy_inbuf":
             assert p == "data" and nxt[0] in ("kfpy_buflen", "kfpy_streamlen"), name
