@@ -10,8 +10,18 @@
  * library, not the driver, which is this file in both.  Only calls that
  * release 0.2 already had are used, so any revision since builds it.
  *
- * Usage: ab-bench ROW [SCALE]; prints one figure (the unit is in the list
- * from ab-bench --list, higher is better except for ns).
+ * Usage: ab-bench ROW [SCALE [--polls]]; prints one figure (the unit is in
+ * the list from ab-bench --list, higher is better except for ns).
+ *
+ * --polls (msg8 and the stream rows): the same run through kfifo_in and
+ * kfifo_out wrappers that count, and two more figures after the first:
+ * the share of the consumer's calls that found the fifo empty and the share
+ * of the producer's calls that found less room than they asked for.  They
+ * say which case a timed run sat in (docs/performance.md, "Which case a
+ * run is in"): a consumer that has caught up polls an empty fifo between
+ * messages, one that lags never does, and a full fifo cuts the producer's
+ * calls short.  Each counter is a plain word of one thread, on a line of
+ * its own, read after both threads are joined.
  *
  * Rows (two threads pinned to CPUs 0 and 1, one producer one consumer,
  * the loops of bench_harness.h, a 1 MiB fifo):
@@ -89,6 +99,32 @@ static inline size_t avail_read(void *ctx, void *p, size_t n)
 	return kfifo_out(ctx, p, (unsigned int)n);
 }
 BENCH_DEFINE(avail)
+
+/* --polls: msg8 with the counts (each side's on its own 128 bytes) */
+static struct ab_polls {
+	unsigned long calls, misses;
+	unsigned char pad[128 - 2 * sizeof(unsigned long)];
+} __attribute__((aligned(128))) producer_polls, consumer_polls;
+
+#define polls_create kf_create
+#define polls_destroy kf_destroy
+static inline size_t polls_write(void *ctx, const void *p, size_t n)
+{
+	size_t w = kfifo_in(ctx, p, (unsigned int)n);
+
+	producer_polls.calls++;
+	producer_polls.misses += w < n;
+	return w;
+}
+static inline size_t polls_read(void *ctx, void *p, size_t n)
+{
+	size_t r = kfifo_out(ctx, p, (unsigned int)n);
+
+	consumer_polls.calls++;
+	consumer_polls.misses += r == 0;
+	return r;
+}
+BENCH_DEFINE(polls)
 
 #define rec0_create kf_create
 #define rec0_destroy kf_destroy
@@ -179,10 +215,12 @@ static const struct row {
 int main(int argc, char **argv)
 {
 	double scale = argc > 2 ? atof(argv[2]) : 1.0;
+	int polls = argc > 3 && strcmp(argv[3], "--polls") == 0;
 	size_t i;
 
-	if (argc < 2 || scale <= 0) {
-		fprintf(stderr, "usage: ab-bench ROW [SCALE] | --list\n");
+	if (argc < 2 || argc > 4 || (argc == 4 && !polls) || scale <= 0) {
+		fprintf(stderr,
+			"usage: ab-bench ROW [SCALE [--polls]] | --list\n");
 		return 2;
 	}
 	for (i = 0; i < NROWS; i++) {
@@ -198,6 +236,25 @@ int main(int argc, char **argv)
 		total -= total % r->chunk;
 		if (total < 64 * r->chunk)
 			total = 64 * r->chunk;
+		if (polls) {
+			double s;
+
+			if (r->fn != msg8_stream) {
+				fprintf(stderr, "ab-bench: --polls counts msg8 "
+						"and the stream rows only\n");
+				return 2;
+			}
+			s = polls_stream(AB_RING, r->chunk, total);
+			printf("%.4f %.4f %.4f\n",
+			       strcmp(r->unit, "GB/s") == 0
+				       ? (double)total / s / 1e9
+				       : (double)(total / r->chunk) / s / 1e6,
+			       (double)consumer_polls.misses /
+				       (double)consumer_polls.calls,
+			       (double)producer_polls.misses /
+				       (double)producer_polls.calls);
+			return 0;
+		}
 		if (strcmp(r->name, "c2c") == 0) {
 			printf("%.4f\n", c2c_handover(total));
 		} else if (r->fn == NULL) {

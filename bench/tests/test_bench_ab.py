@@ -46,3 +46,53 @@ def test_an_8_byte_message_moves_four_lines_wherever_the_struct_lies(offset):
         "kfifo_out consumer": ("2.0,", "0.0"),
         "kfifo_out (empty) consumer": ("0.0,", "0.0"),
     }
+
+
+@pytest.fixture(scope="module")
+def ab_bench(tmp_path_factory):
+    """bench/c/ab_bench.c linked with the working tree's library, built the
+    way scripts/bench-ab.sh builds each side (its build() function)."""
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("needs a C compiler")
+    out = tmp_path_factory.mktemp("ab")
+    flags = ["-std=c11", "-O2", "-DNDEBUG", "-fPIC", "-fvisibility=hidden", "-pthread"]
+    objs = []
+    for src in sorted((ROOT / "c" / "src").glob("*.c")):
+        obj = out / (src.stem + ".o")
+        subprocess.run([cc, *flags, "-I", str(ROOT / "c" / "include"), "-c", str(src),
+                        "-o", str(obj)], check=True)
+        objs.append(str(obj))
+    exe = out / "ab-bench"
+    subprocess.run([cc, *flags, "-D_GNU_SOURCE", "-I", str(ROOT / "c" / "include"),
+                    "-I", str(ROOT / "bench" / "c"), str(ROOT / "bench" / "c" / "ab_bench.c"),
+                    *objs, "-o", str(exe)], check=True)
+    return exe
+
+
+@pytest.mark.parametrize("row", ["msg8", "stream64", "stream4096"])
+def test_ab_bench_polls_prints_the_figure_and_two_shares(ab_bench, row):
+    proc = subprocess.run([str(ab_bench), row, "0.02", "--polls"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    figure, empty, short = (float(v) for v in proc.stdout.split())
+    assert figure > 0 and math.isfinite(figure)
+    # shares of calls: the consumer called at least once per chunk, so at
+    # most all but those found it empty; likewise the producer's short calls
+    assert 0.0 <= empty < 1.0 and 0.0 <= short < 1.0
+
+
+def test_ab_bench_without_polls_prints_one_figure(ab_bench):
+    proc = subprocess.run([str(ab_bench), "stream64", "0.02"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.split()) == 1 and float(proc.stdout) > 0
+
+
+@pytest.mark.parametrize("args", [["ping16", "0.02", "--polls"], ["c2c", "0.02", "--polls"],
+                                  ["msg8_rec0", "0.02", "--polls"], ["msg8", "0.02", "--bad"]])
+def test_ab_bench_polls_is_refused_where_it_counts_nothing(ab_bench, args):
+    proc = subprocess.run([str(ab_bench), *args], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert "ab-bench" in proc.stderr or "usage" in proc.stderr
